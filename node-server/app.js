@@ -1,0 +1,56 @@
+'use strict';
+
+const express = require('express');
+const { monitorEventLoopDelay } = require('node:perf_hooks');
+const { textParam } = require('./lib/text-param');
+const { httpResponseFor } = require('./lib/errors');
+
+const TEXT_PLAIN = 'text/plain; charset=utf-8';
+
+/**
+ * The express app around one tier's `generateQrCode(text) -> Promise<Buffer>`.
+ * @param {{ tier: string, generateQrCode: (text: string) => Promise<Buffer> }} options
+ */
+function createApp({ tier, generateQrCode }) {
+  const app = express();
+  // Per-response work the hot path does not need: a body hash for ETag.
+  app.set('etag', false);
+  app.set('x-powered-by', false);
+
+  const eventLoopDelay = monitorEventLoopDelay({ resolution: 10 });
+  eventLoopDelay.enable();
+
+  app.get('/qrcode', async (req, res) => {
+    const param = textParam(req.originalUrl);
+    if (param.error) return res.status(400).type(TEXT_PLAIN).send(param.error);
+    try {
+      const png = await generateQrCode(param.text);
+      res.type('image/png').send(png);
+    } catch (err) {
+      const [status, body] = httpResponseFor(err);
+      if (status >= 500) console.error(`qrcode failed (${tier}):`, err.message);
+      res.status(status).type(TEXT_PLAIN).send(body);
+    }
+  });
+
+  app.get('/healthz', (req, res) => {
+    res.json({ tier, pid: process.pid });
+  });
+
+  // Event-loop delay since the last reset, in ms; `?reset=1` starts a new window.
+  app.get('/metrics/event-loop', (req, res) => {
+    const ms = (ns) => ns / 1e6;
+    res.json({
+      pid: process.pid,
+      mean: ms(eventLoopDelay.mean),
+      p50: ms(eventLoopDelay.percentile(50)),
+      p99: ms(eventLoopDelay.percentile(99)),
+      max: ms(eventLoopDelay.max),
+    });
+    if (req.query.reset) eventLoopDelay.reset();
+  });
+
+  return app;
+}
+
+module.exports = { createApp };

@@ -1,0 +1,135 @@
+#!/usr/bin/env node
+'use strict';
+
+// node-server --tier <name> [--host 127.0.0.1] [--port 42069] [--workers N] [--upstream URL]
+const cluster = require('node:cluster');
+const { parseArgs } = require('node:util');
+const { createApp } = require('./app');
+const { loadTier, tierNames } = require('./tiers');
+
+const SHUTDOWN_TIMEOUT_MS = 10_000;
+
+const USAGE = `Usage: node node-server/server.js --tier <name> [options]
+
+  --tier NAME      one of: ${tierNames.join(', ')} (env QR_TIER)
+  --host HOST      listen address (env HOST, default 127.0.0.1)
+  --port PORT      listen port, 0 for a free one (env PORT, default 42069)
+  --workers N      N > 1 runs a cluster of N processes (env WORKERS, default 1)
+  --upstream URL   axum-proxy: use this qr_server instead of starting one (env QR_UPSTREAM)
+
+Prints "node-server listening on http://ADDR" when ready; SIGTERM or SIGINT
+stops accepting, finishes in-flight requests, stops child processes, exits 0.`;
+
+function parseOptions(argv, env) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      tier: { type: 'string', default: env.QR_TIER },
+      host: { type: 'string', default: env.HOST ?? '127.0.0.1' },
+      port: { type: 'string', default: env.PORT ?? '42069' },
+      workers: { type: 'string', default: env.WORKERS ?? '1' },
+      upstream: { type: 'string', default: env.QR_UPSTREAM },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) return null;
+  const port = Number(values.port);
+  const workers = Number(values.workers);
+  if (!values.tier) throw new Error('--tier is required');
+  if (!tierNames.includes(values.tier)) throw new Error(`unknown tier "${values.tier}" (one of: ${tierNames.join(', ')})`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port "${values.port}"`);
+  if (!Number.isInteger(workers) || workers < 1) throw new Error(`invalid workers "${values.workers}"`);
+  return { tier: values.tier, host: values.host, port, workers, upstream: values.upstream };
+}
+
+function fatal(err) {
+  console.error(`node-server: ${err.message}`);
+  process.exit(1);
+}
+
+/** One process serving HTTP: a cluster worker or the whole server. */
+async function serve(options) {
+  const tier = loadTier(options.tier);
+  await tier.start?.(options);
+  const app = createApp({ tier: options.tier, generateQrCode: tier.generateQrCode });
+  const server = app.listen(options.port, options.host);
+  await new Promise((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  if (cluster.isPrimary) {
+    const { address, port } = server.address();
+    console.log(`node-server (${options.tier}) listening on http://${address}:${port}`);
+  }
+  onShutdownSignal(async () => {
+    server.close();
+    server.closeIdleConnections();
+    await new Promise((resolve) => server.once('close', resolve));
+    await tier.close?.();
+  });
+}
+
+/** Cluster primary: forks the workers, shares what the tier shares. */
+async function serveCluster(options) {
+  const tier = loadTier(options.tier);
+  const shared = options.upstream ? undefined : await tier.startShared?.(options);
+  cluster.setupPrimary({ env: { ...process.env, QR_WORKER_OPTIONS: JSON.stringify({ ...options, ...shared }) } });
+  let listening = 0;
+  let stopping = false;
+  const fork = () => cluster.fork();
+  cluster.on('listening', (worker, address) => {
+    if (++listening === options.workers) {
+      console.log(`node-server (${options.tier}, ${options.workers} workers) listening on http://${options.host}:${address.port}`);
+    }
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    if (listening < options.workers) fatal(new Error(`worker failed to start (exit ${signal ?? code})`));
+    console.error(`worker ${worker.process.pid} exited with ${signal ?? code}; forking a new one`);
+    fork();
+  });
+  for (let i = 0; i < options.workers; i++) fork();
+  onShutdownSignal(async () => {
+    stopping = true;
+    const exits = Object.values(cluster.workers).map(
+      (worker) => new Promise((resolve) => worker.once('exit', resolve)),
+    );
+    for (const worker of Object.values(cluster.workers)) worker.process.kill('SIGTERM');
+    await Promise.all(exits);
+    await shared?.close();
+  });
+}
+
+function onShutdownSignal(shutdown) {
+  let started = false;
+  const handler = () => {
+    if (started) return;
+    started = true;
+    setTimeout(() => {
+      console.error('node-server: shutdown timed out');
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS).unref();
+    shutdown().then(() => process.exit(0), fatal);
+  };
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+}
+
+function main() {
+  let options;
+  if (cluster.isWorker) {
+    options = JSON.parse(process.env.QR_WORKER_OPTIONS);
+  } else {
+    try {
+      options = parseOptions(process.argv.slice(2), process.env);
+    } catch (err) {
+      console.error(`node-server: ${err.message}\n\n${USAGE}`);
+      process.exit(2);
+    }
+    if (!options) return console.log(USAGE);
+  }
+  const run = cluster.isPrimary && options.workers > 1 ? serveCluster : serve;
+  run(options).catch(fatal);
+}
+
+main();

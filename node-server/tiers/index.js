@@ -1,0 +1,19 @@
+'use strict';
+
+// Tier name -> adapter module, required only when that tier is chosen.
+// Every adapter exports `generateQrCode(text) -> Promise<Buffer>` and may
+// export `start(options)`, `close()` and, for cluster mode, `startShared()`.
+const TIERS = {
+  js: () => require('./js'),
+  cli: () => require('./cli'),
+  'cli-pool': () => require('./cli-pool'),
+  'axum-proxy': () => require('./axum-proxy'),
+};
+
+function loadTier(name) {
+  const load = TIERS[name];
+  if (!load) throw new Error(`unknown tier "${name}" (one of: ${Object.keys(TIERS).join(', ')})`);
+  return load();
+}
+
+module.exports = { TIERS, loadTier, tierNames: Object.keys(TIERS) };

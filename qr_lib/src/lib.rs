@@ -1,0 +1,43 @@
+//! Text in, QR-code PNG out: the one core behind every tier.
+//!
+//! Every binding (CLI, HTTP server, napi addon, Wasm) calls
+//! [`generate_qr_code`] or [`generate_qr_code_from_utf8`] and reuses
+//! [`QrError`]'s messages and codes, so the input rules live here only.
+
+mod error;
+mod png;
+mod raster;
+mod symbol;
+
+pub use error::QrError;
+pub use raster::{MIN_IMAGE_SIZE, QUIET_ZONE_MODULES};
+
+/// Longest accepted text, in UTF-8 bytes.
+pub const MAX_TEXT_BYTES: usize = 512;
+
+/// Encodes `text` as a QR code (error correction L, byte/numeric/alphanumeric
+/// segments) and returns it as a 1-bit grayscale PNG at least
+/// [`MIN_IMAGE_SIZE`] pixels square, with a [`QUIET_ZONE_MODULES`] quiet zone.
+pub fn generate_qr_code(text: &str) -> Result<Vec<u8>, QrError> {
+    validate_text(text)?;
+    let symbol = symbol::encode(text.as_bytes())?;
+    Ok(raster::to_png(&symbol))
+}
+
+/// Like [`generate_qr_code`] for callers that hold raw bytes (stdin, a Wasm
+/// buffer): rejects bytes that are not valid UTF-8.
+pub fn generate_qr_code_from_utf8(bytes: &[u8]) -> Result<Vec<u8>, QrError> {
+    let text = std::str::from_utf8(bytes).map_err(|_| QrError::InvalidUtf8)?;
+    generate_qr_code(text)
+}
+
+/// Checks the input rules without encoding anything.
+pub fn validate_text(text: &str) -> Result<(), QrError> {
+    if text.is_empty() {
+        Err(QrError::EmptyText)
+    } else if text.len() > MAX_TEXT_BYTES {
+        Err(QrError::TextTooLong)
+    } else {
+        Ok(())
+    }
+}

@@ -1,0 +1,105 @@
+//! The PNG decodes back to exactly the input text, at the promised size.
+
+use qr_lib::{
+    generate_qr_code, generate_qr_code_from_utf8, QrError, MAX_TEXT_BYTES, MIN_IMAGE_SIZE,
+};
+
+const FIXTURE: &str = include_str!("../../test/fixtures/texts.json");
+
+/// Decodes a PNG from `generate_qr_code` and returns (image size, decoded text).
+fn decode(png_bytes: &[u8]) -> (u32, String) {
+    let mut reader = png::Decoder::new(std::io::Cursor::new(png_bytes))
+        .read_info()
+        .unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(info.width, info.height, "square");
+    assert_eq!(info.color_type, png::ColorType::Grayscale);
+    let (w, h) = (info.width as usize, info.height as usize);
+    let row_bytes = w.div_ceil(8);
+    let pixel = |x: usize, y: usize| buf[y * row_bytes + x / 8] & (0x80 >> (x % 8)) != 0;
+    let mut img =
+        rqrr::PreparedImage::prepare_from_greyscale(w, h, |x, y| if pixel(x, y) { 255 } else { 0 });
+    let grids = img.detect_grids();
+    assert_eq!(grids.len(), 1, "exactly one QR code");
+    let mut bytes = Vec::new();
+    grids[0].decode_to(&mut bytes).unwrap();
+    (info.width, String::from_utf8(bytes).unwrap())
+}
+
+/// Every string in the shared fixture: `urls` and the values of `edge`.
+fn fixture_texts() -> Vec<String> {
+    let fixture: serde_json::Value = serde_json::from_str(FIXTURE).unwrap();
+    let urls = fixture["urls"].as_array().unwrap().iter();
+    let edge = fixture["edge"].as_object().unwrap().values();
+    urls.chain(edge)
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn fixture_texts_round_trip() {
+    let texts = fixture_texts();
+    assert!(texts.len() >= 20);
+    for text in texts {
+        let png = generate_qr_code(&text).unwrap();
+        let (size, decoded) = decode(&png);
+        assert_eq!(decoded, text);
+        assert!(size >= MIN_IMAGE_SIZE);
+    }
+}
+
+#[test]
+fn awkward_texts_round_trip() {
+    for text in [
+        "\0",
+        "a\0b",
+        "%",
+        "&#+",
+        "你好，世界",
+        "🦀",
+        "12345678901234567890ABCDEF",
+        "ÉÀ",
+    ] {
+        assert_eq!(decode(&generate_qr_code(text).unwrap()).1, text);
+    }
+}
+
+#[test]
+fn longest_texts_round_trip() {
+    let ascii = "z".repeat(MAX_TEXT_BYTES);
+    assert_eq!(decode(&generate_qr_code(&ascii).unwrap()).1, ascii);
+    // 128 four-byte chars: 512 bytes exactly.
+    let crabs = "🦀".repeat(MAX_TEXT_BYTES / 4);
+    assert_eq!(decode(&generate_qr_code(&crabs).unwrap()).1, crabs);
+}
+
+#[test]
+fn input_rules() {
+    assert_eq!(generate_qr_code(""), Err(QrError::EmptyText));
+    assert_eq!(
+        generate_qr_code(&"a".repeat(MAX_TEXT_BYTES + 1)),
+        Err(QrError::TextTooLong)
+    );
+    // 171 three-byte chars = 513 bytes but only 171 UTF-16 units.
+    assert_eq!(
+        generate_qr_code(&"€".repeat(171)),
+        Err(QrError::TextTooLong)
+    );
+    assert_eq!(
+        generate_qr_code_from_utf8(b"\xFF"),
+        Err(QrError::InvalidUtf8)
+    );
+    assert_eq!(
+        generate_qr_code_from_utf8(b"ok").unwrap(),
+        generate_qr_code("ok").unwrap()
+    );
+}
+
+#[test]
+fn output_is_deterministic() {
+    assert_eq!(
+        generate_qr_code("same").unwrap(),
+        generate_qr_code("same").unwrap()
+    );
+}

@@ -1,0 +1,110 @@
+'use strict';
+
+// One suite, every tier: the same requests must get the same answers.
+const { describe, it, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const { startTier } = require('./helpers/servers');
+const { get, qrcodePath } = require('./helpers/http');
+const { decodeQrPng } = require('./helpers/decode');
+const { TIERS, RUST_TIERS } = require('./helpers/tiers');
+const { VALID_TEXTS } = require('./helpers/fixtures');
+
+const MISSING = 'missing "text" query param';
+const NOT_SINGLE = '"text" must be a single string';
+const TOO_LONG = 'text must be <= 512 bytes';
+const INVALID_UTF8 = 'text must be valid UTF-8';
+
+/** [name, request path, status, body] */
+const BAD_REQUESTS = [
+  ['no query', '/qrcode', 400, MISSING],
+  ['empty text', '/qrcode?text=', 400, MISSING],
+  ['bare key', '/qrcode?text', 400, MISSING],
+  ['other params only', '/qrcode?txt=a&texts=b', 400, MISSING],
+  ['repeated', '/qrcode?text=a&text=b', 400, NOT_SINGLE],
+  ['repeated, one empty', '/qrcode?text=&text=b', 400, NOT_SINGLE],
+  ['structured', '/qrcode?text[a]=b', 400, NOT_SINGLE],
+  ['structured, encoded brackets', '/qrcode?text%5B%5D=b', 400, NOT_SINGLE],
+  ['513 ASCII bytes', qrcodePath('a'.repeat(513)), 400, TOO_LONG],
+  // 171 UTF-16 units, 513 UTF-8 bytes: the limit counts bytes.
+  ['513 bytes of euro signs', qrcodePath('€'.repeat(171)), 400, TOO_LONG],
+  ['4 KiB', qrcodePath('x'.repeat(4096)), 400, TOO_LONG],
+  ['lone 0xFF', '/qrcode?text=%FF', 400, INVALID_UTF8],
+  ['truncated sequence', '/qrcode?text=ab%C3', 400, INVALID_UTF8],
+  ['UTF-16 surrogate as UTF-8', '/qrcode?text=%ED%A0%80', 400, INVALID_UTF8],
+  ['overlong slash', '/qrcode?text=%C0%AF', 400, INVALID_UTF8],
+];
+
+// text -> tier -> PNG, for the byte-identity check at the end.
+const pngs = new Map();
+
+for (const tier of TIERS) {
+  describe(`tier ${tier}`, () => {
+    let server;
+    before(async () => {
+      server = await startTier(tier);
+    });
+    after(async () => {
+      assert.equal(await server.stop(), 0, 'exits 0 on SIGTERM');
+    });
+
+    for (const [name, text] of VALID_TEXTS) {
+      it(`encodes ${JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}...` : name)}`, async () => {
+        const res = await get(server.url, qrcodePath(text));
+        assert.equal(res.status, 200, res.body.toString());
+        assert.equal(res.headers['content-type'], 'image/png');
+        assert.equal(Number(res.headers['content-length']), res.body.length);
+        const decoded = await decodeQrPng(res.body);
+        assert.equal(decoded.text, text);
+        assert.ok(decoded.width >= 200 && decoded.height >= 200, `${decoded.width}x${decoded.height}`);
+        if (!pngs.has(text)) pngs.set(text, new Map());
+        pngs.get(text).set(tier, res.body);
+      });
+    }
+
+    it('keeps form encoding: + is a space, %2B a plus', async () => {
+      const res = await get(server.url, '/qrcode?text=a+b%2Bc');
+      assert.equal((await decodeQrPng(res.body)).text, 'a b+c');
+    });
+
+    for (const [name, path, status, body] of BAD_REQUESTS) {
+      it(`answers ${name} with ${status}`, async () => {
+        const res = await get(server.url, path);
+        assert.equal(res.status, status);
+        assert.equal(res.headers['content-type'], 'text/plain; charset=utf-8');
+        assert.equal(res.body.toString('utf8'), body);
+      });
+    }
+
+    it('still serves after every bad request', async () => {
+      const res = await get(server.url, qrcodePath('still here'));
+      assert.equal((await decodeQrPng(res.body)).text, 'still here');
+    });
+
+    it('serves 100 concurrent requests', async () => {
+      const texts = Array.from({ length: 100 }, (_, i) => `concurrent ${i}`);
+      const responses = await Promise.all(texts.map((t) => get(server.url, qrcodePath(t))));
+      const decoded = await Promise.all(responses.map((res) => decodeQrPng(res.body)));
+      decoded.forEach(({ text }, i) => assert.equal(text, texts[i]));
+    });
+
+    it('answers /healthz', async () => {
+      const res = await get(server.url, '/healthz');
+      assert.equal(res.status, 200);
+      assert.match(res.headers['content-type'], /^application\/json/);
+      const health = JSON.parse(res.body);
+      assert.equal(health.tier, tier);
+      assert.equal(health.pid, server.child.pid);
+    });
+  });
+}
+
+describe('every Rust tier', () => {
+  it('returns byte-identical PNGs for the same text', () => {
+    for (const [text, byTier] of pngs) {
+      const [first, ...others] = RUST_TIERS;
+      for (const tier of others) {
+        assert.ok(byTier.get(tier)?.equals(byTier.get(first)), `${tier} differs from ${first} for ${JSON.stringify(text.slice(0, 40))}`);
+      }
+    }
+  });
+});
