@@ -73,10 +73,10 @@ async function serve(options) {
 async function serveCluster(options) {
   const tier = loadTier(options.tier);
   const shared = options.upstream ? undefined : await tier.startShared?.(options);
-  cluster.setupPrimary({ env: { ...process.env, QR_WORKER_OPTIONS: JSON.stringify({ ...options, ...shared }) } });
+  const workerOptions = JSON.stringify({ ...options, upstream: shared?.upstream ?? options.upstream });
   let listening = 0;
   let stopping = false;
-  const fork = () => cluster.fork();
+  const fork = () => cluster.fork({ QR_WORKER_OPTIONS: workerOptions });
   cluster.on('listening', (worker, address) => {
     if (++listening === options.workers) {
       console.log(`node-server (${options.tier}, ${options.workers} workers) listening on http://${options.host}:${address.port}`);

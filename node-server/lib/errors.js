@@ -12,11 +12,13 @@ const CORE_ERROR_CODES = ['EMPTY_TEXT', 'TEXT_TOO_LONG', 'INVALID_UTF8', 'ENCODI
 const INPUT_ERROR_CODES = new Set(['EMPTY_TEXT', 'TEXT_TOO_LONG', 'INVALID_UTF8']);
 
 class QrError extends Error {
-  constructor(code, message, { status, cause } = {}) {
+  constructor(code, message, { status, expose, cause } = {}) {
     super(message, { cause });
     this.name = 'QrError';
     this.code = code;
     if (status !== undefined) this.status = status;
+    // A 5xx message is shown to the client only when it is a fixed text.
+    if (expose !== undefined) this.expose = expose;
   }
 }
 

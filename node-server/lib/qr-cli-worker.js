@@ -3,7 +3,7 @@
 // One long-lived `qr_cli --serve` child and its framed stdio protocol
 // (qr_cli/src/serve.rs): request = u32 BE length + UTF-8 text; response =
 // u8 status (0 = PNG, else qr_lib::QrError::number) + u32 BE length + payload.
-const { spawn } = require('node:child_process');
+const { spawnOwned } = require('./children');
 const { EventEmitter } = require('node:events');
 const { QrError, coreError } = require('./errors');
 
@@ -16,7 +16,7 @@ class QrCliWorker extends EventEmitter {
     this.chunks = [];
     this.buffered = 0;
     this.exited = false;
-    this.child = spawn(bin, ['--serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    this.child = spawnOwned(bin, ['--serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
     this.child.stdout.on('data', (chunk) => this.onData(chunk));
     this.child.stdin.on('error', () => {}); // EPIPE when it dies; 'exit' handles it
     this.child.on('error', (err) => this.onExit(err.message));

@@ -1,7 +1,7 @@
 'use strict';
 
 // Starts `qr_server --port 0` and resolves with its URL once it says it listens.
-const { spawn } = require('node:child_process');
+const { spawnOwned } = require('./children');
 const readline = require('node:readline');
 const { binaryPath } = require('./binaries');
 
@@ -9,7 +9,7 @@ const READY_LINE = /listening on (http:\/\/\S+)/;
 const START_TIMEOUT_MS = 10_000;
 
 function startQrServer({ host = '127.0.0.1', port = 0 } = {}) {
-  const child = spawn(binaryPath('qr_server'), ['--host', host, '--port', String(port)], {
+  const child = spawnOwned(binaryPath('qr_server'), ['--host', host, '--port', String(port)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {

@@ -50,7 +50,7 @@ async function generateQrCode(text) {
   try {
     response = await pool.request({ method: 'GET', path: `/qrcode?text=${encodeURIComponent(text)}` });
   } catch (cause) {
-    throw new QrError('UPSTREAM_UNAVAILABLE', UPSTREAM_UNAVAILABLE, { status: 502, cause });
+    throw new QrError('UPSTREAM_UNAVAILABLE', UPSTREAM_UNAVAILABLE, { status: 502, expose: true, cause });
   }
   const { statusCode, body } = response;
   // Buffer over the ArrayBuffer undici filled: no second copy.

@@ -1,7 +1,7 @@
 'use strict';
 
 // Tier 1: one `qr_cli -` process per request, the text on its stdin.
-const { spawn } = require('node:child_process');
+const { spawnOwned } = require('../lib/children');
 const os = require('node:os');
 const { binaryPath } = require('../lib/binaries');
 const { Limiter } = require('../lib/limiter');
@@ -24,7 +24,7 @@ async function start({ concurrency = os.availableParallelism() * 2 } = {}) {
 function runOnce(text) {
   return new Promise((resolve, reject) => {
     // No shell, and `-` so the text is never read as a flag.
-    const child = spawn(bin, ['-'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawnOwned(bin, ['-'], { stdio: ['pipe', 'pipe', 'pipe'] });
     const out = [];
     const err = [];
     child.stdout.on('data', (chunk) => out.push(chunk));

@@ -1,0 +1,37 @@
+# The two entry points are `make bench` and `make test`; both install what
+# they need (scripts/setup.sh) and build everything first.
+SHELL := /bin/bash
+CARGO ?= cargo
+
+.PHONY: setup build build-rust bench serve test test-rust test-node lint clean
+
+setup:
+	scripts/setup.sh
+
+build: setup build-rust
+
+build-rust:
+	$(CARGO) build --release --workspace --bins
+
+## Build everything, then start a tier (TIER=cli-pool by default) on port 42069.
+serve: build
+	node node-server/server.js --tier $(or $(TIER),cli-pool)
+
+bench: serve
+
+## Build everything and run every test.
+test: build lint test-rust test-node
+
+lint:
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+test-rust:
+	$(CARGO) test --workspace
+
+test-node:
+	npm test
+
+clean:
+	$(CARGO) clean
+	rm -rf node_modules node-server/node_modules bench/out

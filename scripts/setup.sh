@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what the build, tests and benchmark need, skipping what is there.
+# Safe to run again; `make bench` and `make test` run it first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
+
+need() {
+  command -v "$1" >/dev/null 2>&1 || { echo "setup: $1 is required (install $2)" >&2; exit 1; }
+}
+need cargo "Rust from https://rustup.rs"
+need node "Node.js >= 20.17"
+need npm "npm"
+
+# Debian packages: zbarimg decodes QR codes in the tests, wrk cross-checks the benchmark.
+apt_packages=()
+command -v zbarimg >/dev/null 2>&1 || apt_packages+=(zbar-tools)
+command -v wrk >/dev/null 2>&1 || apt_packages+=(wrk)
+if [ ${#apt_packages[@]} -gt 0 ]; then
+  log "apt-get install ${apt_packages[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${apt_packages[@]}" >/dev/null
+fi
+
+# npm packages, exactly as locked.
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  log "npm ci"
+  npm ci --no-audit --no-fund
+fi

@@ -1,0 +1,42 @@
+'use strict';
+
+const fs = require('node:fs');
+
+/** Direct children of a pid, from /proc. */
+function childPids(pid) {
+  try {
+    return fs
+      .readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .split(' ')
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** The executable name of a pid, or null once it is gone. */
+function commName(pid) {
+  try {
+    return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
+
+function isAlive(pid) {
+  return commName(pid) !== null;
+}
+
+/** Polls `check` until it returns truthy or `timeoutMs` passes. */
+async function waitFor(check, timeoutMs = 5000, what = 'condition') {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+module.exports = { childPids, commName, isAlive, waitFor };

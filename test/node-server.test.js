@@ -1,0 +1,139 @@
+'use strict';
+
+// node-server beyond the shared contract: cluster mode, shutdown, failures.
+const { describe, it } = require('node:test');
+const assert = require('node:assert/strict');
+const { spawnSync } = require('node:child_process');
+const net = require('node:net');
+const path = require('node:path');
+const http = require('node:http');
+const { startTier, ROOT } = require('./helpers/servers');
+const { get, qrcodePath } = require('./helpers/http');
+const { decodeQrPng } = require('./helpers/decode');
+const { childPids, commName, isAlive, waitFor } = require('./helpers/processes');
+
+const SERVER = path.join(ROOT, 'node-server/server.js');
+
+/** GET on a new connection each time, so the cluster can pick any worker. */
+function getFresh(url, p) {
+  return new Promise((resolve, reject) => {
+    http.get(`${url}${p}`, { agent: false }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks) }));
+    }).on('error', reject);
+  });
+}
+
+/** A loopback port with nothing listening on it. */
+async function closedPort() {
+  const srv = net.createServer().listen(0, '127.0.0.1');
+  await new Promise((r) => srv.once('listening', r));
+  const { port } = srv.address();
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+describe('cluster mode', () => {
+  it('spreads requests over --workers processes and stops them all on SIGTERM', async () => {
+    const server = await startTier('axum-proxy', { workers: 2 });
+    const pids = new Set();
+    for (let i = 0; i < 20; i++) pids.add(JSON.parse((await getFresh(server.url, '/healthz')).body).pid);
+    assert.equal(pids.size, 2);
+    const res = await getFresh(server.url, qrcodePath('from a worker'));
+    assert.equal((await decodeQrPng(res.body)).text, 'from a worker');
+
+    // One shared qr_server, started by the primary.
+    const children = childPids(server.child.pid);
+    const upstreams = children.filter((pid) => commName(pid) === 'qr_server');
+    assert.equal(upstreams.length, 1);
+    assert.equal(await server.stop(), 0);
+    for (const pid of [...children, ...pids]) assert.ok(!isAlive(pid), `${commName(pid)} ${pid} left behind`);
+  });
+});
+
+describe('failures', () => {
+  it('answers 502 when the axum-proxy upstream is unreachable, and keeps serving', async () => {
+    const server = await startTier('axum-proxy', { args: ['--upstream', `http://127.0.0.1:${await closedPort()}`] });
+    try {
+      const res = await get(server.url, qrcodePath('anyone there?'));
+      assert.equal(res.status, 502);
+      assert.equal(res.headers['content-type'], 'text/plain; charset=utf-8');
+      assert.equal(res.body.toString(), 'qr upstream unavailable');
+      assert.equal((await get(server.url, '/healthz')).status, 200);
+      // Bad input is still answered by node-server's own checks.
+      assert.equal((await get(server.url, '/qrcode?text=%FF')).status, 400);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('restarts an owned qr_server that dies', async () => {
+    const server = await startTier('axum-proxy');
+    try {
+      const [upstream] = childPids(server.child.pid).filter((pid) => commName(pid) === 'qr_server');
+      process.kill(upstream, 'SIGKILL');
+      const res = await waitFor(async () => {
+        const r = await get(server.url, qrcodePath('back again'));
+        return r.status === 200 && r;
+      }, 5000, 'a restarted upstream');
+      assert.equal((await decodeQrPng(res.body)).text, 'back again');
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('answers 500 when the generator fails, and keeps serving', async () => {
+    const server = await startTier('cli', { env: { QR_CLI_BIN: '/bin/false' } });
+    try {
+      const res = await get(server.url, qrcodePath('x'));
+      assert.equal(res.status, 500);
+      assert.equal(res.body.toString(), 'failed generating qr code');
+      assert.equal((await get(server.url, '/healthz')).status, 200);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('replaces a killed cli-pool worker', async () => {
+    const server = await startTier('cli-pool');
+    try {
+      const workers = () => childPids(server.child.pid).filter((pid) => commName(pid) === 'qr_cli');
+      const before = await waitFor(() => workers().length > 0 && workers(), 5000, 'workers');
+      process.kill(before[0], 'SIGKILL');
+      await waitFor(() => workers().length === before.length && !workers().includes(before[0]), 5000, 'a replacement');
+      const texts = Array.from({ length: 20 }, (_, i) => `after the kill ${i}`);
+      const responses = await Promise.all(texts.map((t) => get(server.url, qrcodePath(t))));
+      for (const [i, res] of responses.entries()) assert.equal((await decodeQrPng(res.body)).text, texts[i]);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  const refusesToStart = (args, env, message) => {
+    const { status, stderr } = spawnSync(process.execPath, [SERVER, '--port', '0', ...args], {
+      env: { ...process.env, ...env },
+      timeout: 10_000,
+    });
+    assert.notEqual(status, 0);
+    assert.match(stderr.toString(), message);
+  };
+
+  it('refuses to start without its binary, naming it', () => {
+    refusesToStart(['--tier', 'cli-pool'], { QR_CLI_BIN: '/nonexistent/qr_cli' }, /^node-server: qr_cli not found at \/nonexistent\/qr_cli/);
+    refusesToStart(['--tier', 'axum-proxy'], { QR_SERVER_BIN: '/nonexistent/qr_server' }, /^node-server: qr_server not found/);
+  });
+
+  it('refuses an unknown tier and a port in use', async () => {
+    refusesToStart(['--tier', 'cobol'], {}, /^node-server: unknown tier "cobol"/);
+    const busy = net.createServer().listen(0, '127.0.0.1');
+    await new Promise((r) => busy.once('listening', r));
+    try {
+      const { status, stderr } = spawnSync(process.execPath, [SERVER, '--tier', 'js', '--port', String(busy.address().port)], { timeout: 10_000 });
+      assert.equal(status, 1);
+      assert.match(stderr.toString(), /^node-server: listen EADDRINUSE/);
+    } finally {
+      busy.close();
+    }
+  });
+});
