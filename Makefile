@@ -3,15 +3,19 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: setup build build-rust bench serve test test-rust test-node lint clean
+.PHONY: setup build build-rust build-napi bench serve test test-rust test-node lint clean
 
 setup:
 	scripts/setup.sh
 
-build: setup build-rust
+build: setup build-rust build-napi
 
 build-rust:
 	$(CARGO) build --release --workspace --bins
+
+# @napi-rs/cli builds qr_napi and writes its index.js / index.d.ts loader.
+build-napi:
+	npm run build -w qr_napi
 
 ## Build everything, then start a tier (TIER=cli-pool by default) on port 42069.
 serve: build

@@ -7,6 +7,8 @@ const TIERS = {
   js: () => require('./js'),
   cli: () => require('./cli'),
   'cli-pool': () => require('./cli-pool'),
+  napi: () => require('./napi'),
+  'napi-async': () => require('./napi-async'),
   'axum-proxy': () => require('./axum-proxy'),
 };
 

@@ -1,0 +1,83 @@
+//! Node-API binding of qr_lib, in the @node-rs style: `generateQrCodeSync`
+//! runs on the calling thread, `generateQrCode` is an `AsyncTask` on libuv's
+//! thread pool. The core owns every rule; this crate only converts.
+
+mod generate_task;
+
+use std::panic::{self, AssertUnwindSafe};
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use qr_lib::QrError;
+
+pub use generate_task::GenerateQrCode;
+
+/// What produces the PNG: `qr_lib::generate_qr_code`, or a test's stand-in.
+pub(crate) type Generator = fn(&str) -> std::result::Result<Vec<u8>, QrError>;
+
+/// Why a call produced no PNG. Both variants cross threads as plain data and
+/// become a JS `Error` only on the JS thread.
+pub enum Failure {
+    Qr(QrError),
+    Panic(String),
+}
+
+/// Runs the generator; a panic becomes a `Failure` instead of unwinding into
+/// Node (an unwind across the C boundary would abort the process).
+pub(crate) fn run(generator: Generator, text: &str) -> std::result::Result<Vec<u8>, Failure> {
+    match panic::catch_unwind(AssertUnwindSafe(|| generator(text))) {
+        Ok(result) => result.map_err(Failure::Qr),
+        Err(payload) => Err(Failure::Panic(
+            payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_default(),
+        )),
+    }
+}
+
+/// A JS `Error` with the core's message and a stable `code`
+/// (`EMPTY_TEXT`, `TEXT_TOO_LONG`, ... or `PANIC`).
+pub(crate) fn js_error(env: &Env, failure: Failure) -> Error {
+    let (code, message) = match failure {
+        Failure::Qr(err) => (err.code(), err.to_string()),
+        Failure::Panic(what) => ("PANIC", format!("qr_napi panicked: {what}")),
+    };
+    Error::from(JsError::from(Error::new(code, message)).into_unknown(*env))
+}
+
+/// The PNG as a Buffer that takes over the Vec's memory (no copy).
+pub(crate) fn to_buffer(env: &Env, result: std::result::Result<Vec<u8>, Failure>) -> Result<Buffer> {
+    result.map(Buffer::from).map_err(|failure| js_error(env, failure))
+}
+
+/// QR-code PNG of `text`, computed on the calling thread.
+#[napi]
+pub fn generate_qr_code_sync(env: Env, text: String) -> Result<Buffer> {
+    to_buffer(&env, run(qr_lib::generate_qr_code, &text))
+}
+
+/// QR-code PNG of `text`, computed on libuv's thread pool.
+#[napi(ts_return_type = "Promise<Buffer>")]
+pub fn generate_qr_code(text: String, signal: Option<AbortSignal>) -> AsyncTask<GenerateQrCode> {
+    AsyncTask::with_optional_signal(GenerateQrCode::new(text, qr_lib::generate_qr_code), signal)
+}
+
+fn panic_for_testing(_: &str) -> std::result::Result<Vec<u8>, QrError> {
+    panic!("test-only panic")
+}
+
+/// Test-only: panics inside the sync path, to prove Node survives it.
+#[doc(hidden)]
+#[napi(js_name = "__panicForTestingSync")]
+pub fn panic_for_testing_sync(env: Env) -> Result<Buffer> {
+    to_buffer(&env, run(panic_for_testing, ""))
+}
+
+/// Test-only: panics on a libuv thread, to prove Node survives it.
+#[doc(hidden)]
+#[napi(js_name = "__panicForTesting", ts_return_type = "Promise<Buffer>")]
+pub fn panic_for_testing_async() -> AsyncTask<GenerateQrCode> {
+    AsyncTask::new(GenerateQrCode::new(String::new(), panic_for_testing))
+}

@@ -1,0 +1,106 @@
+'use strict';
+
+// The napi-rs addon as a package: sync and async agree, errors carry the
+// core's code, a Rust panic does not take Node down, the async form keeps the
+// event loop turning, and the packed tarball installs and works elsewhere.
+const { describe, it } = require('node:test');
+const assert = require('node:assert/strict');
+const { execFileSync, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const addon = require('@qr-toolkit/napi');
+const { ROOT } = require('./helpers/servers');
+const { decodeQrPng } = require('./helpers/decode');
+const { VALID_TEXTS } = require('./helpers/fixtures');
+
+const QR_CLI = process.env.QR_CLI_BIN || path.join(ROOT, 'target/release/qr_cli');
+
+describe('qr_napi addon', () => {
+  it('returns the same Buffer bytes sync and async, and the same as qr_cli', async () => {
+    for (const [, text] of VALID_TEXTS) {
+      const sync = addon.generateQrCodeSync(text);
+      const asyncPng = await addon.generateQrCode(text);
+      assert.ok(Buffer.isBuffer(sync) && Buffer.isBuffer(asyncPng));
+      assert.ok(sync.equals(asyncPng), text);
+      assert.ok(sync.equals(execFileSync(QR_CLI, ['-'], { input: text })), text);
+    }
+  });
+
+  it('throws Errors with the core message and a stable code', async () => {
+    const cases = [
+      ['', 'EMPTY_TEXT', 'text must not be empty'],
+      ['a'.repeat(513), 'TEXT_TOO_LONG', 'text must be <= 512 bytes'],
+      ['€'.repeat(171), 'TEXT_TOO_LONG', 'text must be <= 512 bytes'],
+    ];
+    for (const [text, code, message] of cases) {
+      assert.throws(() => addon.generateQrCodeSync(text), (err) => err instanceof Error && err.code === code && err.message === message);
+      await assert.rejects(addon.generateQrCode(text), (err) => err instanceof Error && err.code === code && err.message === message);
+    }
+    assert.throws(() => addon.generateQrCodeSync(42), { code: 'StringExpected' });
+  });
+
+  it('turns a Rust panic into an Error, sync and on the thread pool, and keeps working', async () => {
+    // The panic message goes to stderr; run in a child to keep this output clean
+    // and to prove the process itself survives and exits normally.
+    const script = `
+      const addon = require('@qr-toolkit/napi');
+      const out = [];
+      try { addon.__panicForTestingSync(); } catch (e) { out.push(e.code, e.message); }
+      addon.__panicForTesting().catch((e) => out.push(e.code)).then(async () => {
+        out.push((await addon.generateQrCode('still alive')).length > 0);
+        console.log(JSON.stringify(out));
+      });`;
+    const { status, stdout } = spawnSync(process.execPath, ['-e', script], { cwd: ROOT, env: { ...process.env, RUST_BACKTRACE: '0' } });
+    assert.equal(status, 0);
+    assert.deepEqual(JSON.parse(stdout), ['PANIC', 'qr_napi panicked: test-only panic', 'PANIC', true]);
+  });
+
+  it('can be aborted with an AbortSignal', async () => {
+    const controller = new AbortController();
+    const pending = addon.generateQrCode('never mind', controller.signal);
+    controller.abort();
+    // Aborted before a pool thread took it, or finished first: never hangs.
+    await pending.then(
+      (png) => assert.ok(Buffer.isBuffer(png)),
+      (err) => assert.equal(err.name, 'AbortError'),
+    );
+  });
+
+  it('keeps the event loop turning while 200 async calls run; the sync calls block it', async () => {
+    const text = 'z'.repeat(512); // the slowest valid input
+    const ticksDuring = async (work) => {
+      let ticks = 0;
+      const timer = setInterval(() => ticks++, 1);
+      await work();
+      clearInterval(timer);
+      return ticks;
+    };
+    const asyncTicks = await ticksDuring(() => Promise.all(Array.from({ length: 200 }, () => addon.generateQrCode(text))));
+    const syncTicks = await ticksDuring(async () => {
+      for (let i = 0; i < 200; i++) addon.generateQrCodeSync(text);
+    });
+    assert.ok(asyncTicks >= 1, `timer fired ${asyncTicks} times during the async calls`);
+    assert.equal(syncTicks, 0, 'nothing else runs during the sync calls');
+  });
+
+  it('packs into a tarball that installs and works in a fresh project', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-napi-install-'));
+    try {
+      const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: path.join(ROOT, 'qr_napi') }));
+      const files = packed[0].files.map((f) => f.path);
+      for (const f of ['index.js', 'index.d.ts', 'package.json']) assert.ok(files.includes(f), `${f} packed`);
+      assert.ok(files.some((f) => f.endsWith('.node')), 'the .node binary is packed');
+
+      const app = path.join(dir, 'app');
+      fs.mkdirSync(app);
+      fs.writeFileSync(path.join(app, 'package.json'), '{"name":"app","private":true}');
+      execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', path.join(dir, packed[0].filename)], { cwd: app });
+      const png = execFileSync(process.execPath, ['-e', "process.stdout.write(require('@qr-toolkit/napi').generateQrCodeSync('installed'))"], { cwd: app });
+      assert.equal((await decodeQrPng(png)).text, 'installed');
+      assert.match(fs.readFileSync(path.join(app, 'node_modules/@qr-toolkit/napi/index.d.ts'), 'utf8'), /generateQrCode\(text: string, signal\?: AbortSignal/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
