@@ -1,7 +1,7 @@
 'use strict';
 
 // Every tier the shared suite runs against. A new tier joins by name here.
-const TIERS = ['js', 'cli', 'cli-pool', 'napi', 'napi-async', 'axum-proxy', 'axum'];
+const TIERS = ['js', 'cli', 'cli-pool', 'wasm', 'wasm-raw', 'napi', 'napi-async', 'axum-proxy', 'axum'];
 // Tiers that run qr_lib: they must return byte-identical PNGs.
 const RUST_TIERS = TIERS.filter((t) => t !== 'js');
 

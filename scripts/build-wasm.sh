@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds both Wasm modules and runs wasm-opt (npm `binaryen`) on each:
+#   qr_wasm/pkg/          wasm-pack --target nodejs package (tier `wasm`)
+#   qr_wasm/pkg-raw/      qr_wasm_raw.wasm, no imports, raw ABI (tier `wasm-raw`)
+# Prints each module's size before and after wasm-opt.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+WASM_OPT=(node_modules/.bin/wasm-opt -O3 --enable-bulk-memory --enable-bulk-memory-opt
+  --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals
+  --enable-reference-types --enable-multivalue)
+
+optimize() { # file label
+  local before after
+  before=$(stat -c %s "$1")
+  "${WASM_OPT[@]}" "$1" -o "$1.opt"
+  mv "$1.opt" "$1"
+  after=$(stat -c %s "$1")
+  printf 'build-wasm: %-10s %7d bytes, %7d after wasm-opt -O3\n' "$2" "$before" "$after"
+}
+
+# wasm-pack's own wasm-opt step is off (qr_wasm/Cargo.toml): it would try to download binaryen.
+wasm-pack --log-level warn build qr_wasm --release --target nodejs --out-dir pkg
+optimize qr_wasm/pkg/qr_wasm_bg.wasm wasm
+
+# The raw module: the same crate without wasm-bindgen, in its own target dir
+# so the two builds never overwrite each other's output.
+cargo build --quiet -p qr_wasm --release --target wasm32-unknown-unknown --no-default-features --target-dir target/wasm-raw
+mkdir -p qr_wasm/pkg-raw
+cp target/wasm-raw/wasm32-unknown-unknown/release/qr_wasm.wasm qr_wasm/pkg-raw/qr_wasm_raw.wasm
+optimize qr_wasm/pkg-raw/qr_wasm_raw.wasm wasm-raw

@@ -1,0 +1,42 @@
+'use strict';
+
+// The two Wasm tiers' adapters, in process: errors, traps, and leaks.
+const { describe, it } = require('node:test');
+const assert = require('node:assert/strict');
+const { httpResponseFor } = require('../node-server/lib/errors');
+const { decodeQrPng } = require('./helpers/decode');
+
+for (const name of ['wasm', 'wasm-raw']) {
+  describe(`tier ${name} adapter`, () => {
+    const tier = require(`../node-server/tiers/${name}`);
+
+    it('throws the core error codes and messages', async () => {
+      await tier.start();
+      await assert.rejects(tier.generateQrCode(''), { code: 'EMPTY_TEXT', message: 'text must not be empty' });
+      await assert.rejects(tier.generateQrCode('€'.repeat(171)), { code: 'TEXT_TOO_LONG', message: 'text must be <= 512 bytes' });
+      const png = await tier.generateQrCode('€'.repeat(170)); // 510 bytes of 3-byte chars
+      assert.equal((await decodeQrPng(png)).text, '€'.repeat(170));
+    });
+
+    it('answers a trap with a 500 and a fresh instance that works', async () => {
+      await tier.start();
+      const err = await tier.trapForTesting().then(() => null, (e) => e);
+      assert.equal(err?.code, 'WASM_TRAP');
+      assert.deepEqual(httpResponseFor(err), [500, 'failed generating qr code']);
+      const png = await tier.generateQrCode('after the trap');
+      assert.equal((await decodeQrPng(png)).text, 'after the trap');
+    });
+  });
+}
+
+describe('wasm-raw memory', () => {
+  it('stops growing after warm-up over 100,000 calls', async () => {
+    const tier = require('../node-server/tiers/wasm-raw');
+    await tier.start();
+    const texts = ['short', 'z'.repeat(512), '🦀'.repeat(128), 'https://github.com/rust-lang/rustlings'];
+    for (let i = 0; i < 1000; i++) await tier.generateQrCode(texts[i % texts.length]);
+    const warm = tier.memoryBytes();
+    for (let i = 0; i < 100_000; i++) await tier.generateQrCode(texts[i % texts.length]);
+    assert.equal(tier.memoryBytes(), warm, `memory grew from ${warm} to ${tier.memoryBytes()} bytes`);
+  });
+});
