@@ -4,13 +4,19 @@
 //! [`generate_qr_code`] or [`generate_qr_code_from_utf8`] and reuses
 //! [`QrError`]'s messages and codes, so the input rules live here only.
 
+mod deflate;
 mod error;
+mod mask;
 mod png;
 mod raster;
 mod symbol;
 
 pub use error::QrError;
 pub use raster::{MIN_IMAGE_SIZE, QUIET_ZONE_MODULES};
+/// The segmentation every tier uses, for benches and tests that build the
+/// same symbol another way.
+#[doc(hidden)]
+pub use symbol::encode_bits;
 
 /// Longest accepted text, in UTF-8 bytes.
 pub const MAX_TEXT_BYTES: usize = 512;

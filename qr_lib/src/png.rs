@@ -1,31 +1,14 @@
 //! A minimal PNG writer for 1-bit grayscale images whose scanlines (filter
 //! bytes included) are already laid out.
 
-use std::cell::RefCell;
-
-use miniz_oxide::deflate::core::{compress_to_output, CompressorOxide, TDEFLFlush, TDEFLStatus};
-use miniz_oxide::deflate::core::{create_comp_flags_from_zip_params, CompressionStrategy};
+use crate::deflate;
 
 const SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1A, b'\n'];
-/// zlib-wrapped deflate at level 9: these images are tiny, so the best
-/// ratio costs little time.
-const DEFLATE_LEVEL: i32 = 9;
-const ZLIB_WINDOW_BITS: i32 = 15;
 
-thread_local! {
-    // A compressor owns about 300 KiB of tables; building one per image costs
-    // more than compressing the image, so each thread keeps and resets one.
-    static COMPRESSOR: RefCell<CompressorOxide> = RefCell::new(CompressorOxide::new(
-        create_comp_flags_from_zip_params(
-            DEFLATE_LEVEL,
-            ZLIB_WINDOW_BITS,
-            CompressionStrategy::Default as i32,
-        ),
-    ));
-}
-
-pub fn encode_gray1(width: u32, height: u32, scanlines: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(1024);
+/// `scale`: scanlines per module row, a hint for the compressor.
+pub fn encode_gray1(width: u32, height: u32, scanlines: &[u8], scale: usize) -> Vec<u8> {
+    let stride = 1 + (width as usize).div_ceil(8);
+    let mut out = Vec::with_capacity(512);
     out.extend_from_slice(&SIGNATURE);
 
     let mut ihdr = [0u8; 13];
@@ -34,22 +17,11 @@ pub fn encode_gray1(width: u32, height: u32, scanlines: &[u8]) -> Vec<u8> {
     // bit depth 1, color type 0 (grayscale), deflate, adaptive filters, no interlace
     ihdr[8..].copy_from_slice(&[1, 0, 0, 0, 0]);
     write_chunk(&mut out, b"IHDR", |out| out.extend_from_slice(&ihdr));
-
-    write_chunk(&mut out, b"IDAT", |out| deflate_into(out, scanlines));
+    write_chunk(&mut out, b"IDAT", |out| {
+        deflate::zlib(out, scanlines, stride, scale)
+    });
     write_chunk(&mut out, b"IEND", |_| {});
     out
-}
-
-fn deflate_into(out: &mut Vec<u8>, data: &[u8]) {
-    COMPRESSOR.with_borrow_mut(|compressor| {
-        compressor.reset();
-        let (status, _) = compress_to_output(compressor, data, TDEFLFlush::Finish, |chunk| {
-            out.extend_from_slice(chunk);
-            true
-        });
-        // Finish on an in-memory sink with all input given always completes.
-        assert_eq!(status, TDEFLStatus::Done, "deflate did not finish");
-    });
 }
 
 /// Appends a chunk: length, type, the data `fill` writes, CRC of type + data.
@@ -72,7 +44,7 @@ mod tests {
     fn decodes_with_the_png_crate() {
         // 10x2 image: row 0 = alternating pixels, row 1 = Up filter (same row).
         let scanlines = [0, 0b1010_1010, 0b1000_0000, 2, 0, 0];
-        let png_bytes = encode_gray1(10, 2, &scanlines);
+        let png_bytes = encode_gray1(10, 2, &scanlines, 2);
         let decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
         let mut reader = decoder.read_info().unwrap();
         let mut buf = vec![0; reader.output_buffer_size().unwrap()];

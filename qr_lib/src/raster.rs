@@ -26,25 +26,35 @@ pub fn to_png(symbol: &Symbol) -> Vec<u8> {
     // all zero bytes that deflate to almost nothing.
     let stride = 1 + row_bytes;
     let mut scanlines = vec![0u8; stride * size];
-    let mut module_row = vec![0xFFu8; row_bytes];
+    let light_px = (1u64 << scale) - 1;
     for (y, line) in scanlines.chunks_exact_mut(stride * scale).enumerate() {
-        module_row.fill(0xFF);
-        if (quiet..quiet + symbol.width).contains(&y) {
-            let dark = &symbol.dark[(y - quiet) * symbol.width..][..symbol.width];
-            for (x, _) in dark.iter().enumerate().filter(|(_, &d)| d) {
-                let first_px = (x + quiet) * scale;
-                for px in first_px..first_px + scale {
-                    module_row[px / 8] &= !(0x80 >> (px % 8));
-                }
+        let row = match y.checked_sub(quiet) {
+            Some(sy) if sy < symbol.width => symbol.rows[sy] << quiet,
+            _ => 0,
+        };
+        // Shift each module's `scale` pixel bits into an accumulator and
+        // store whole bytes as they fill: a few operations per module.
+        let pixels = &mut line[1..stride];
+        let (mut acc, mut bits, mut at) = (0u64, 0, 0);
+        for x in 0..size / scale {
+            let dark = row >> x & 1 == 1;
+            acc = acc << scale | if dark { 0 } else { light_px };
+            bits += scale;
+            while bits >= 8 {
+                bits -= 8;
+                pixels[at] = (acc >> bits) as u8;
+                at += 1;
             }
         }
-        // Padding bits past the image width stay 1; decoders ignore them.
-        line[1..stride].copy_from_slice(&module_row);
+        if bits > 0 {
+            // Padding bits past the image width are 1; decoders ignore them.
+            pixels[at] = (acc << (8 - bits)) as u8 | (0xFF >> bits);
+        }
         for repeat in line[stride..].chunks_exact_mut(stride) {
             repeat[0] = 2;
         }
     }
-    png::encode_gray1(size as u32, size as u32, &scanlines)
+    png::encode_gray1(size as u32, size as u32, &scanlines, scale)
 }
 
 #[cfg(test)]

@@ -1,32 +1,190 @@
 //! Text bytes to a QR symbol: segmentation, version choice, error correction,
-//! mask. The `qrcode` crate supplies the building blocks.
+//! module placement and mask choice, with the `qrcode` crate's building blocks.
+//!
+//! The result is module for module what `qrcode::QrCode::with_bits` draws for
+//! the same bits (tests/same_symbol.rs holds the two equal), without its
+//! per-module closures: each version's fixed parts are computed once and
+//! cached, and the mask is chosen on packed rows (see `mask`).
+
+use std::sync::OnceLock;
 
 use qrcode::bits::Bits;
+use qrcode::canvas::{Canvas, MaskPattern, Module};
 use qrcode::optimize::{total_encoded_len, Optimizer, Parser, Segment};
-use qrcode::types::{Mode, Version};
-use qrcode::{Color, EcLevel, QrCode};
+use qrcode::types::{Color, Mode, Version};
+use qrcode::{ec, EcLevel};
 
+use crate::mask;
 use crate::QrError;
 
 const EC_LEVEL: EcLevel = EcLevel::L;
 
-/// A square grid of modules, row-major, `true` = dark.
+/// Widest symbol a `u128` row holds: version 27 (125 modules). Texts of up to
+/// 512 bytes need at most version 17 (85 modules).
+const MAX_VERSION: i16 = 27;
+
+/// The eight masks in the crate's order; ties go to the first.
+const MASKS: [MaskPattern; 8] = [
+    MaskPattern::Checkerboard,
+    MaskPattern::HorizontalLines,
+    MaskPattern::VerticalLines,
+    MaskPattern::DiagonalLines,
+    MaskPattern::LargeCheckerboard,
+    MaskPattern::Fields,
+    MaskPattern::Diamonds,
+    MaskPattern::Meadow,
+];
+
+/// A square symbol: row `y` is `rows[y]`, bit `x` set = dark module.
 pub struct Symbol {
     pub width: usize,
-    pub dark: Vec<bool>,
+    pub rows: Vec<u128>,
 }
 
 pub fn encode(data: &[u8]) -> Result<Symbol, QrError> {
     let bits = encode_bits(data)?;
-    let code = QrCode::with_bits(bits, EC_LEVEL).map_err(|_| QrError::EncodingFailed)?;
+    let version = bits.version();
+    let Version::Normal(number) = version else {
+        return Err(QrError::EncodingFailed);
+    };
+    if number > MAX_VERSION {
+        return Err(QrError::EncodingFailed);
+    }
+    let (data_words, ec_words) = ec::construct_codewords(&bits.into_bytes(), version, EC_LEVEL)
+        .map_err(|_| QrError::EncodingFailed)?;
+    let template = template(version);
+
+    // The data and EC bits, most significant first, along the zigzag path.
+    let mut data_rows = vec![0u128; template.width];
+    let bits = data_words
+        .iter()
+        .chain(&ec_words)
+        .flat_map(|&word| (0..8).rev().map(move |i| word >> i & 1));
+    for (&(x, y), bit) in template.data_path.iter().zip(bits) {
+        data_rows[y as usize] |= u128::from(bit) << x;
+    }
+
+    // Each candidate is its masked template (function patterns, format info
+    // for that mask, mask bits on the data area) XOR the data. The first
+    // lowest penalty wins, as in the crate.
+    let mut candidate = vec![0u128; template.width];
+    let mut best: Option<(u32, &Vec<u128>)> = None;
+    for masked in &template.masked {
+        for ((c, m), d) in candidate.iter_mut().zip(masked).zip(&data_rows) {
+            *c = m ^ d;
+        }
+        let score = mask::penalty(&candidate, template.width);
+        if best.is_none_or(|(s, _)| score < s) {
+            best = Some((score, masked));
+        }
+    }
+    let (_, masked) = best.expect("eight candidates");
+    for (d, m) in data_rows.iter_mut().zip(masked) {
+        *d ^= m;
+    }
     Ok(Symbol {
-        width: code.width(),
-        dark: code
-            .to_colors()
-            .into_iter()
-            .map(|c| c == Color::Dark)
-            .collect(),
+        width: template.width,
+        rows: data_rows,
     })
+}
+
+/// The parts of a version's symbol that do not depend on the data.
+struct Template {
+    width: usize,
+    /// For each mask, in `MASKS` order: the symbol of an all-zero data stream.
+    masked: Vec<Vec<u128>>,
+    /// Data module coordinates (x, y), in the order bits are placed.
+    data_path: Vec<(u8, u8)>,
+}
+
+fn template(version: Version) -> &'static Template {
+    static TEMPLATES: [OnceLock<Template>; MAX_VERSION as usize] =
+        [const { OnceLock::new() }; MAX_VERSION as usize];
+    let Version::Normal(number) = version else {
+        unreachable!("normal versions only")
+    };
+    TEMPLATES[number as usize - 1].get_or_init(|| build_template(version))
+}
+
+fn build_template(version: Version) -> Template {
+    let mut canvas = Canvas::new(version, EC_LEVEL);
+    canvas.draw_all_functional_patterns();
+    let width = version.width();
+
+    // An empty module takes data; applying a mask to the empty canvas gives
+    // the mask bits there, and the function patterns with that mask's format info.
+    let masked = MASKS
+        .iter()
+        .map(|&pattern| {
+            let mut c = canvas.clone();
+            c.apply_mask(pattern);
+            (0..width)
+                .map(|y| {
+                    (0..width).fold(0u128, |row, x| {
+                        row | u128::from(c.get(x, y) == Module::Masked(Color::Dark)) << x
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    let data_path = DataPath::new(width)
+        .filter(|&(x, y)| canvas.get(x, y) == Module::Empty)
+        .map(|(x, y)| (x as u8, y as u8))
+        .collect();
+    Template {
+        width: width as usize,
+        masked,
+        data_path,
+    }
+}
+
+/// The standard zigzag over the symbol: two-module columns from the right,
+/// alternately upwards and downwards, skipping the vertical timing column 6.
+/// (The same walk as the crate's private `DataModuleIter`.)
+struct DataPath {
+    x: i16,
+    y: i16,
+    width: i16,
+}
+
+impl DataPath {
+    fn new(width: i16) -> Self {
+        Self {
+            x: width - 1,
+            y: width - 1,
+            width,
+        }
+    }
+}
+
+impl Iterator for DataPath {
+    type Item = (i16, i16);
+
+    fn next(&mut self) -> Option<(i16, i16)> {
+        const TIMING_COLUMN: i16 = 6;
+        let column = if self.x <= TIMING_COLUMN {
+            self.x + 1
+        } else {
+            self.x
+        };
+        if column <= 0 {
+            return None;
+        }
+        let here = (self.x, self.y);
+        match (self.width - column) % 4 {
+            2 if self.y > 0 => {
+                self.y -= 1;
+                self.x += 1;
+            }
+            0 if self.y < self.width - 1 => {
+                self.y += 1;
+                self.x += 1;
+            }
+            0 | 2 if self.x == TIMING_COLUMN + 1 => self.x -= 2,
+            _ => self.x -= 1,
+        }
+        Some(here)
+    }
 }
 
 /// The crate's `encode_auto`, without Kanji mode.
@@ -69,16 +227,15 @@ pub fn encode_bits(data: &[u8]) -> Result<Bits, QrError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use qrcode::QrCode;
 
     #[test]
     fn utf8_cjk_is_never_kanji_mode() {
         // "你好" starts with E4 BD, a Shift-JIS Kanji lead/trail pair.
         let raw: Vec<Segment> = Parser::new("你好".as_bytes()).collect();
         assert!(raw.iter().any(|s| s.mode == Mode::Kanji), "premise");
-        let bits = encode_bits("你好".as_bytes()).unwrap();
-        // Byte mode indicator 0100, count 6, then the six UTF-8 bytes.
-        let bytes = bits.into_bytes();
-        assert_eq!(bytes[0] >> 4, 0b0100);
+        let bytes = encode_bits("你好".as_bytes()).unwrap().into_bytes();
+        assert_eq!(bytes[0] >> 4, 0b0100, "byte mode indicator");
     }
 
     #[test]
@@ -93,5 +250,58 @@ mod tests {
             encode_bits(&[b'a'; 18]).unwrap().version(),
             Version::Normal(2)
         );
+    }
+
+    #[test]
+    fn data_path_matches_the_crate_on_every_version() {
+        // Filling every data module dark must darken exactly what the crate's
+        // own placement darkens.
+        for number in 1..=MAX_VERSION {
+            let version = Version::Normal(number);
+            let mut canvas = Canvas::new(version, EC_LEVEL);
+            canvas.draw_all_functional_patterns();
+            let (data, ec) =
+                ec::construct_codewords(&vec![0xFF; 4000][..data_len(version)], version, EC_LEVEL)
+                    .unwrap();
+            let ones_data = vec![0xFF; data.len()];
+            let ones_ec = vec![0xFF; ec.len()];
+            canvas.draw_data(&ones_data, &ones_ec);
+            let t = template(version);
+            for &(x, y) in &t.data_path[..8 * (data.len() + ec.len())] {
+                assert_eq!(
+                    canvas.get(x.into(), y.into()),
+                    Module::Unmasked(Color::Dark),
+                    "v{number} ({x},{y})"
+                );
+            }
+        }
+    }
+
+    fn data_len(version: Version) -> usize {
+        Bits::new(version).max_len(EC_LEVEL).unwrap() / 8
+    }
+
+    #[test]
+    fn symbol_matches_the_crate() {
+        for text in [
+            "a",
+            "HELLO WORLD 123",
+            "https://github.com/rust-lang/rustlings",
+            &"x".repeat(512),
+        ] {
+            let ours = encode(text.as_bytes()).unwrap();
+            let theirs =
+                QrCode::with_bits(encode_bits(text.as_bytes()).unwrap(), EC_LEVEL).unwrap();
+            assert_eq!(ours.width, theirs.width());
+            for y in 0..ours.width {
+                for x in 0..ours.width {
+                    assert_eq!(
+                        ours.rows[y] >> x & 1 == 1,
+                        theirs[(x, y)] == Color::Dark,
+                        "{text:?} ({x},{y})"
+                    );
+                }
+            }
+        }
     }
 }

@@ -48,8 +48,13 @@ pub(crate) fn js_error(env: &Env, failure: Failure) -> Error {
 }
 
 /// The PNG as a Buffer that takes over the Vec's memory (no copy).
-pub(crate) fn to_buffer(env: &Env, result: std::result::Result<Vec<u8>, Failure>) -> Result<Buffer> {
-    result.map(Buffer::from).map_err(|failure| js_error(env, failure))
+pub(crate) fn to_buffer(
+    env: &Env,
+    result: std::result::Result<Vec<u8>, Failure>,
+) -> Result<Buffer> {
+    result
+        .map(Buffer::from)
+        .map_err(|failure| js_error(env, failure))
 }
 
 /// QR-code PNG of `text`, computed on the calling thread.

@@ -1,0 +1,27 @@
+//! The yardstick, not shipped code: the original article's configuration.
+//! The `qrcode` crate picks the mask and renders 8-bit `Luma` pixels, and the
+//! `image` crate writes the PNG at Default compression with no filter.
+//!
+//! The one change: the data bits come from `qr_lib::encode_bits`, so CJK text
+//! is not mis-encoded as Kanji and both paths draw the same symbol.
+
+use image::codecs::png::{CompressionType, FilterType, PngEncoder};
+use image::{ImageEncoder, Luma};
+use qrcode::{EcLevel, QrCode};
+
+/// The baseline symbol as 8-bit grayscale pixels: (size, pixels).
+pub fn render(text: &str) -> (u32, Vec<u8>) {
+    let bits = qr_lib::encode_bits(text.as_bytes()).expect("valid text");
+    let code = QrCode::with_bits(bits, EcLevel::L).expect("encodable");
+    let image = code.render::<Luma<u8>>().min_dimensions(200, 200).build();
+    (image.width(), image.into_raw())
+}
+
+pub fn generate_qr_code(text: &str) -> Vec<u8> {
+    let (size, pixels) = render(text);
+    let mut png = Vec::new();
+    PngEncoder::new_with_quality(&mut png, CompressionType::Default, FilterType::NoFilter)
+        .write_image(&pixels, size, size, image::ExtendedColorType::L8)
+        .expect("in-memory PNG");
+    png
+}

@@ -1,0 +1,90 @@
+//! The fast core draws exactly the baseline's symbol: same version, mask,
+//! module size and quiet zone, so the same pixels.
+
+// The bench-only baseline; this test uses its pixels, not its PNG.
+#[path = "../benches/baseline.rs"]
+#[allow(dead_code)]
+mod baseline;
+
+const FIXTURE: &str = include_str!("../../test/fixtures/texts.json");
+
+/// Our PNG's pixels as 0 (dark) / 255 (light) bytes, like the baseline's.
+fn pixels(png_bytes: &[u8]) -> (u32, Vec<u8>) {
+    let mut reader = png::Decoder::new(std::io::Cursor::new(png_bytes))
+        .read_info()
+        .unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let row_bytes = (info.width as usize).div_ceil(8);
+    let size = info.width as usize;
+    let px = (0..size * size)
+        .map(|i| {
+            let (x, y) = (i % size, i / size);
+            if buf[y * row_bytes + x / 8] & (0x80 >> (x % 8)) != 0 {
+                255
+            } else {
+                0
+            }
+        })
+        .collect();
+    (info.width, px)
+}
+
+fn assert_same_symbol(text: &str) {
+    let ours = pixels(&qr_lib::generate_qr_code(text).unwrap());
+    let theirs = baseline::render(text);
+    assert_eq!(ours.0, theirs.0, "image size for {text:?}");
+    assert!(ours.1 == theirs.1, "pixels differ for {text:?}");
+}
+
+#[test]
+fn shared_texts() {
+    let fixture: serde_json::Value = serde_json::from_str(FIXTURE).unwrap();
+    let urls = fixture["urls"].as_array().unwrap().iter();
+    let edge = fixture["edge"].as_object().unwrap().values();
+    for text in urls.chain(edge) {
+        assert_same_symbol(text.as_str().unwrap());
+    }
+}
+
+#[test]
+fn seeded_random_texts() {
+    // xorshift64*, fixed seed: the same 3,000 texts every run.
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    };
+    // Alphabets that drive every segment mode and byte width.
+    const PIECES: [&str; 8] = [
+        "0123456789",
+        "ABCXYZ $%*+-./:",
+        "abcxyz",
+        "?&=#",
+        "é",
+        "€",
+        "你好",
+        "🦀",
+    ];
+    for _ in 0..3000 {
+        let target = 1 + (next() % 512) as usize;
+        let mut text = String::new();
+        loop {
+            let piece = PIECES[(next() % PIECES.len() as u64) as usize];
+            let c = piece
+                .chars()
+                .nth((next() % piece.chars().count() as u64) as usize)
+                .unwrap();
+            if text.len() + c.len_utf8() > target {
+                break;
+            }
+            text.push(c);
+        }
+        if text.is_empty() {
+            text.push('a');
+        }
+        assert_same_symbol(&text);
+    }
+}
