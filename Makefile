@@ -3,15 +3,19 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: setup build build-rust build-napi bench serve test test-rust test-node lint clean
+.PHONY: setup build build-rust build-napi build-wasm bench bench-core serve test test-rust test-node lint clean
 
 setup:
 	scripts/setup.sh
 
-build: setup build-rust build-napi
+build: setup build-rust build-napi build-wasm
 
 build-rust:
 	$(CARGO) build --release --workspace --bins
+
+# wasm-pack package (tier wasm) and the raw module (tier wasm-raw), both through wasm-opt.
+build-wasm:
+	scripts/build-wasm.sh
 
 # @napi-rs/cli builds qr_napi and writes its index.js / index.d.ts loader.
 build-napi:
@@ -21,7 +25,11 @@ build-napi:
 serve: build
 	node node-server/server.js --tier $(or $(TIER),cli-pool)
 
-bench: serve
+## Build everything, then benchmark the core against the article's configuration.
+bench: build bench-core
+
+bench-core:
+	$(CARGO) bench -p qr_lib --bench core
 
 ## Build everything and run every test.
 test: build lint test-rust test-node

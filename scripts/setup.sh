@@ -30,3 +30,20 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   log "npm ci"
   npm ci --no-audit --no-fund
 fi
+
+# Rust: the Wasm target, and the wasm-bindgen CLI at exactly the version
+# Cargo.lock pins (wasm-pack would otherwise try to download it).
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  log "rustup target add wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown
+fi
+wbg_version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' Cargo.lock)
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$wbg_version" ]; then
+  log "cargo install wasm-bindgen-cli $wbg_version (about 4 minutes, once)"
+  cargo install --quiet --locked wasm-bindgen-cli --version "$wbg_version" \
+    || cargo install --quiet wasm-bindgen-cli --version "$wbg_version"
+fi
+if ! command -v wasm-pack >/dev/null 2>&1; then
+  log "cargo install wasm-pack (about 3 minutes, once)"
+  cargo install --quiet --locked wasm-pack || cargo install --quiet wasm-pack
+fi
