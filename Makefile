@@ -25,8 +25,11 @@ build-napi:
 serve: build
 	node node-server/server.js --tier $(or $(TIER),cli-pool)
 
-## Build everything, then benchmark the core against the article's configuration.
-bench: build bench-core
+## Build everything, benchmark every tier with autocannon (report in bench/out),
+## then the core against the article's configuration. BENCH_ARGS adds options.
+bench: build
+	node bench/run.js $(BENCH_ARGS)
+	$(MAKE) bench-core
 
 bench-core:
 	$(CARGO) bench -p qr_lib --bench core

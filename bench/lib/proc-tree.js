@@ -1,0 +1,65 @@
+'use strict';
+
+// A server's whole process tree from /proc: the Node process or cluster, its
+// qr_cli children, the qr_server behind axum-proxy.
+const fs = require('node:fs');
+
+const PAGE_TICKS = 100; // USER_HZ: /proc times are in 1/100 s on Linux
+
+function read(file) {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return null; // the process exited meanwhile
+  }
+}
+
+function treePids(root) {
+  const pids = [];
+  const stack = [root];
+  while (stack.length) {
+    const pid = stack.pop();
+    let tasks = [];
+    try {
+      tasks = fs.readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue; // exited meanwhile
+    }
+    pids.push(pid);
+    for (const task of tasks) {
+      const children = read(`/proc/${pid}/task/${task}/children`);
+      if (children) stack.push(...children.split(' ').filter(Boolean).map(Number));
+    }
+  }
+  return pids;
+}
+
+function kb(text, field) {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text ?? '');
+  return match ? Number(match[1]) : 0;
+}
+
+/**
+ * One sample of the tree: PSS and RSS in bytes, and CPU seconds. CPU counts
+ * each live process's user + system time plus that of its reaped children
+ * (`qr_cli` processes spawned per request end up there).
+ */
+function sampleTree(root) {
+  let pss = 0;
+  let rss = 0;
+  let cpuTicks = 0;
+  let processes = 0;
+  for (const pid of treePids(root)) {
+    const stat = read(`/proc/${pid}/stat`);
+    if (!stat) continue;
+    processes++;
+    // Fields after the command name, which may contain spaces: see proc(5).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    cpuTicks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    pss += kb(read(`/proc/${pid}/smaps_rollup`), 'Pss') * 1024;
+    rss += kb(read(`/proc/${pid}/status`), 'VmRSS') * 1024;
+  }
+  return { pss, rss, cpuSeconds: cpuTicks / PAGE_TICKS, processes };
+}
+
+module.exports = { sampleTree, treePids };
