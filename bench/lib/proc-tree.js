@@ -14,22 +14,26 @@ function read(file) {
   }
 }
 
+/** Direct children of a pid (started from any of its threads), from /proc. */
+function childPids(pid) {
+  let tasks;
+  try {
+    tasks = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return []; // exited meanwhile
+  }
+  return tasks.flatMap((task) => (read(`/proc/${pid}/task/${task}/children`) ?? '').split(' ').filter(Boolean).map(Number));
+}
+
+/** A pid and all its descendants still alive. */
 function treePids(root) {
   const pids = [];
   const stack = [root];
   while (stack.length) {
     const pid = stack.pop();
-    let tasks = [];
-    try {
-      tasks = fs.readdirSync(`/proc/${pid}/task`);
-    } catch {
-      continue; // exited meanwhile
-    }
+    if (!fs.existsSync(`/proc/${pid}`)) continue;
     pids.push(pid);
-    for (const task of tasks) {
-      const children = read(`/proc/${pid}/task/${task}/children`);
-      if (children) stack.push(...children.split(' ').filter(Boolean).map(Number));
-    }
+    stack.push(...childPids(pid));
   }
   return pids;
 }
@@ -62,4 +66,4 @@ function sampleTree(root) {
   return { pss, rss, cpuSeconds: cpuTicks / PAGE_TICKS, processes };
 }
 
-module.exports = { sampleTree, treePids };
+module.exports = { sampleTree, treePids, childPids };

@@ -2,8 +2,8 @@
 
 // Tier 2: the same core behind the hand-written Wasm ABI and a small loader.
 const fs = require('node:fs');
-const { QrError } = require('../lib/errors');
 const { QrWasmRaw } = require('../lib/qr-wasm-raw');
+const { withTrapRecovery } = require('../lib/wasm-trap');
 const { wasmFile } = require('../lib/wasm-files');
 
 let module_;
@@ -14,24 +14,17 @@ async function start() {
   instance = new QrWasmRaw(module_);
 }
 
-/** A trap leaves the instance's memory in an unknown state: replace it. */
-function guarded(call) {
-  try {
-    return call(instance);
-  } catch (err) {
-    if (!(err instanceof WebAssembly.RuntimeError)) throw err;
-    instance = new QrWasmRaw(module_);
-    throw new QrError('WASM_TRAP', `qr_wasm trapped: ${err.message}`, { cause: err });
-  }
+function replaceInstance() {
+  instance = new QrWasmRaw(module_);
 }
 
 async function generateQrCode(text) {
-  return guarded((wasm) => wasm.generateQrCode(text));
+  return withTrapRecovery(() => instance.generateQrCode(text), replaceInstance);
 }
 
 /** Test-only: traps the instance through the same path as a real call. */
 async function trapForTesting() {
-  guarded((wasm) => wasm.trapForTesting());
+  withTrapRecovery(() => instance.trapForTesting(), replaceInstance);
 }
 
 /** The current instance's memory size, for the leak test. */

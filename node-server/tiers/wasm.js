@@ -1,7 +1,7 @@
 'use strict';
 
 // Tier 2: the wasm-bindgen package built by wasm-pack (`--target nodejs`).
-const { QrError } = require('../lib/errors');
+const { withTrapRecovery } = require('../lib/wasm-trap');
 const { wasmFile } = require('../lib/wasm-files');
 
 let pkgPath;
@@ -19,27 +19,16 @@ async function start() {
   instantiate();
 }
 
-/** Calls into the module; a trap leaves the instance unusable, so replace it. */
-function guarded(call) {
-  try {
-    return call();
-  } catch (err) {
-    if (!(err instanceof WebAssembly.RuntimeError)) throw err; // the core's own errors
-    instantiate();
-    throw new QrError('WASM_TRAP', `qr_wasm trapped: ${err.message}`, { cause: err });
-  }
-}
-
 async function generateQrCode(text) {
   // The glue already copied the PNG out of Wasm memory into a JS-owned
   // Uint8Array; a Buffer view over it avoids a second copy.
-  const png = guarded(() => wasm.generateQrCode(text));
+  const png = withTrapRecovery(() => wasm.generateQrCode(text), instantiate);
   return Buffer.from(png.buffer, png.byteOffset, png.byteLength);
 }
 
 /** Test-only: traps the instance through the same path as a real call. */
 async function trapForTesting() {
-  guarded(() => wasm.__trapForTesting());
+  withTrapRecovery(() => wasm.__trapForTesting(), instantiate);
 }
 
 module.exports = { start, generateQrCode, trapForTesting };

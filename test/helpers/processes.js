@@ -1,19 +1,7 @@
 'use strict';
 
 const fs = require('node:fs');
-
-/** Direct children of a pid, from /proc. */
-function childPids(pid) {
-  try {
-    return fs
-      .readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-      .split(' ')
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return [];
-  }
-}
+const { childPids } = require('../../bench/lib/proc-tree');
 
 /** The executable name of a pid, or null once it is gone. */
 function commName(pid) {
