@@ -10,9 +10,13 @@ const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { measureTier } = require('./lib/measure');
 const { markdown, svg } = require('./lib/report');
+const soakReport = require('./lib/soak-report');
+const { soakTier, parseDuration } = require('./lib/soak');
 const { startTier, ROOT } = require('./lib/launch');
 
 const ALL_TIERS = ['js', 'cli', 'cli-pool', 'wasm', 'wasm-raw', 'napi', 'napi-async', 'axum-proxy', 'axum'];
+// The tiers that hold state across requests in a long-lived process or child.
+const SOAK_TIERS = ['cli-pool', 'wasm-raw', 'napi-async'];
 
 const USAGE = `Usage: node bench/run.js [options]
 
@@ -26,28 +30,35 @@ const USAGE = `Usage: node bench/run.js [options]
   --repeat N          runs per configuration; reports the median and the spread (default: 1)
   --pin               load generator on CPU 0, servers on the other CPUs (taskset)
   --no-cross-check    skip the wrk cross-check on axum
-  --quick             a few seconds per tier, worker count 1 (for CI)`;
+  --quick             a few seconds per tier, worker count 1 (for CI)
+  --soak DURATION     soak mode instead: each tier (default: ${SOAK_TIERS.join(',')}) under
+                      load for DURATION (e.g. 10m); passes when RSS grows < 5%
+                      (default --out bench/out/soak)
+  --soak-warmup S     warm-up before the soak's first RSS sample (default: 60)`;
 
 function parseOptions(argv) {
   const { values } = parseArgs({
     args: argv,
     options: {
-      tiers: { type: 'string', default: ALL_TIERS.join(',') },
+      tiers: { type: 'string' },
       workers: { type: 'string' },
       connections: { type: 'string', default: '100' },
       duration: { type: 'string' },
       warmup: { type: 'string' },
       texts: { type: 'string', default: path.join(ROOT, 'test/fixtures/texts.json') },
-      out: { type: 'string', default: path.join(ROOT, 'bench/out') },
+      out: { type: 'string' },
       repeat: { type: 'string', default: '1' },
       pin: { type: 'boolean', default: false },
       'no-cross-check': { type: 'boolean', default: false },
       quick: { type: 'boolean', default: false },
+      soak: { type: 'string' },
+      'soak-warmup': { type: 'string', default: '60' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) return null;
-  const tiers = values.tiers.split(',').filter(Boolean);
+  const soak = values.soak === undefined ? null : parseDuration(values.soak);
+  const tiers = (values.tiers ?? (soak ? SOAK_TIERS : ALL_TIERS).join(',')).split(',').filter(Boolean);
   for (const t of tiers) if (!ALL_TIERS.includes(t)) throw new Error(`unknown tier "${t}"`);
   const texts = JSON.parse(fs.readFileSync(values.texts, 'utf8')).urls;
   if (!Array.isArray(texts) || texts.length === 0) throw new Error(`${values.texts} has no "urls" array`);
@@ -55,11 +66,12 @@ function parseOptions(argv) {
     tiers,
     workers: (values.workers ?? (values.quick ? '1' : '1,2')).split(',').map(Number),
     connections: Number(values.connections),
-    duration: Number(values.duration ?? (values.quick ? 3 : 20)),
-    warmup: Number(values.warmup ?? (values.quick ? 1 : 3)),
+    duration: soak ?? Number(values.duration ?? (values.quick ? 3 : 20)),
+    warmup: soak ? parseDuration(values['soak-warmup']) : Number(values.warmup ?? (values.quick ? 1 : 3)),
+    soak: soak !== null,
     oneConnectionSeconds: values.quick ? 1 : 5,
     texts,
-    out: path.resolve(values.out),
+    out: path.resolve(values.out ?? path.join(ROOT, soak ? 'bench/out/soak' : 'bench/out')),
     repeat: Number(values.repeat),
     pin: values.pin,
     crossCheck: !values['no-cross-check'],
@@ -111,6 +123,40 @@ async function crossCheck(options, pinning, autocannonRps) {
   }
 }
 
+function writeReport(out, report, { markdown, svg }) {
+  fs.mkdirSync(out, { recursive: true });
+  const md = markdown(report);
+  fs.writeFileSync(path.join(out, 'report.md'), md);
+  fs.writeFileSync(path.join(out, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
+  fs.writeFileSync(path.join(out, 'chart.svg'), svg(report.results));
+  console.log(md);
+  console.log(`written to ${out}/report.md, results.json, chart.svg`);
+}
+
+async function soak(options) {
+  const paths = options.texts.map((t) => `/qrcode?text=${encodeURIComponent(t)}`);
+  const results = [];
+  for (const tier of options.tiers) {
+    const result = await soakTier(tier, {
+      ...options,
+      paths,
+      onProgress: ({ second, total, rps }) =>
+        second <= total && process.stderr.write(`\r\x1b[Ksoak ${tier}: ${second}/${total} s, ${rps} req/s`),
+    });
+    process.stderr.write(`\r\x1b[Ksoak ${tier}: RSS ${result.rss.startMB.toFixed(1)} -> ${result.rss.endMB.toFixed(1)} MB (${(result.rss.growth * 100).toFixed(2)}%), ${result.pass ? 'pass' : 'FAIL'}\n`);
+    results.push(result);
+  }
+  const settings = {
+    command: `node bench/run.js ${process.argv.slice(2).join(' ')}`.trim(),
+    connections: options.connections,
+    warmup: options.warmup,
+    duration: options.duration,
+    texts: options.texts,
+  };
+  writeReport(options.out, { results, settings, machine: machine() }, soakReport);
+  if (results.some((r) => !r.pass)) process.exitCode = 1;
+}
+
 async function main() {
   let options;
   try {
@@ -120,6 +166,7 @@ async function main() {
     process.exit(2);
   }
   if (!options) return console.log(USAGE);
+  if (options.soak) return soak(options);
   const pinning = options.pin ? pin() : null;
   const paths = options.texts.map((t) => `/qrcode?text=${encodeURIComponent(t)}`);
   const results = [];
@@ -161,14 +208,7 @@ async function main() {
     pin: pinning,
     crossCheck: options.crossCheck && axum ? await crossCheck(options, pinning, axum.requestsPerSecond) : null,
   };
-  const report = { results, settings, machine: machine() };
-  fs.mkdirSync(options.out, { recursive: true });
-  const md = markdown(report);
-  fs.writeFileSync(path.join(options.out, 'report.md'), md);
-  fs.writeFileSync(path.join(options.out, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
-  fs.writeFileSync(path.join(options.out, 'chart.svg'), svg(results));
-  console.log(md);
-  console.log(`written to ${options.out}/report.md, results.json, chart.svg`);
+  writeReport(options.out, { results, settings, machine: machine() }, { markdown, svg });
   if (results.some((r) => r.errors || r.non2xx)) process.exitCode = 1;
 }
 

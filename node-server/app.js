@@ -4,12 +4,13 @@ const express = require('express');
 const { monitorEventLoopDelay } = require('node:perf_hooks');
 const { textParam } = require('./lib/text-param');
 const { httpResponseFor } = require('./lib/errors');
+const { refuseLongUris } = require('./lib/http-limits');
 
 const TEXT_PLAIN = 'text/plain; charset=utf-8';
 
 /**
- * The express app around one tier's `generateQrCode(text) -> Promise<Buffer>`.
- * @param {{ tier: string, generateQrCode: (text: string) => Promise<Buffer> }} options
+ * The express app around one tier's `generateQrCode(text, { signal }) -> Promise<Buffer>`.
+ * @param {{ tier: string, generateQrCode: (text: string, options: { signal: AbortSignal }) => Promise<Buffer> }} options
  */
 function createApp({ tier, generateQrCode }) {
   const app = express();
@@ -20,16 +21,22 @@ function createApp({ tier, generateQrCode }) {
   const eventLoopDelay = monitorEventLoopDelay({ resolution: 10 });
   eventLoopDelay.enable();
 
+  app.use(refuseLongUris);
+
   app.get('/qrcode', async (req, res) => {
     const param = textParam(req.originalUrl);
     if (param.error) return res.status(400).type(TEXT_PLAIN).send(param.error);
+    // A client that goes away takes its queued (or cancellable) work with it.
+    const abort = new AbortController();
+    res.once('close', () => res.writableFinished || abort.abort());
     try {
-      const png = await generateQrCode(param.text);
+      const png = await generateQrCode(param.text, { signal: abort.signal });
       res.type('image/png').send(png);
     } catch (err) {
-      const [status, body] = httpResponseFor(err);
-      if (status >= 500) console.error(`qrcode failed (${tier}):`, err.message);
-      res.status(status).type(TEXT_PLAIN).send(body);
+      if (abort.signal.aborted) return; // nobody left to answer
+      const [status, body, headers] = httpResponseFor(err);
+      if (status >= 500 && status !== 503) console.error(`qrcode failed (${tier}):`, err.message);
+      res.status(status).set(headers).type(TEXT_PLAIN).send(body);
     }
   });
 

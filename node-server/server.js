@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 'use strict';
 
-// node-server --tier <name> [--host 127.0.0.1] [--port 42069] [--workers N] [--upstream URL]
+// node-server --tier <name> [--host 127.0.0.1] [--port 42069] [--workers N] [--max-queue N] [--upstream URL]
 const cluster = require('node:cluster');
 const { parseArgs } = require('node:util');
 const { createApp } = require('./app');
+const { answerClientError } = require('./lib/http-limits');
 const { loadTier, tierNames } = require('./tiers');
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -15,6 +16,8 @@ const USAGE = `Usage: node node-server/server.js --tier <name> [options]
   --host HOST      listen address (env HOST, default 127.0.0.1)
   --port PORT      listen port, 0 for a free one (env PORT, default 42069)
   --workers N      N > 1 runs a cluster of N processes (env WORKERS, default 1)
+  --max-queue N    cli, cli-pool, napi-async: requests that may wait for a
+                   slot per process; past it 503 "server busy" (env QR_MAX_QUEUE, default 512)
   --upstream URL   axum-proxy: use this qr_server instead of starting one (env QR_UPSTREAM)
 
 Prints "node-server listening on http://ADDR" when ready; SIGTERM or SIGINT
@@ -28,6 +31,7 @@ function parseOptions(argv, env) {
       host: { type: 'string', default: env.HOST ?? '127.0.0.1' },
       port: { type: 'string', default: env.PORT ?? '42069' },
       workers: { type: 'string', default: env.WORKERS ?? '1' },
+      'max-queue': { type: 'string', default: env.QR_MAX_QUEUE ?? '512' },
       upstream: { type: 'string', default: env.QR_UPSTREAM },
       help: { type: 'boolean', short: 'h' },
     },
@@ -35,11 +39,13 @@ function parseOptions(argv, env) {
   if (values.help) return null;
   const port = Number(values.port);
   const workers = Number(values.workers);
+  const maxQueue = Number(values['max-queue']);
   if (!values.tier) throw new Error('--tier is required');
   if (!tierNames.includes(values.tier)) throw new Error(`unknown tier "${values.tier}" (one of: ${tierNames.join(', ')})`);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port "${values.port}"`);
   if (!Number.isInteger(workers) || workers < 1) throw new Error(`invalid workers "${values.workers}"`);
-  return { tier: values.tier, host: values.host, port, workers, upstream: values.upstream };
+  if (!Number.isInteger(maxQueue) || maxQueue < 0) throw new Error(`invalid max-queue "${values['max-queue']}"`);
+  return { tier: values.tier, host: values.host, port, workers, maxQueue, upstream: values.upstream };
 }
 
 function fatal(err) {
@@ -53,6 +59,7 @@ async function serve(options) {
   await tier.start?.(options);
   const app = createApp({ tier: options.tier, generateQrCode: tier.generateQrCode });
   const server = app.listen(options.port, options.host);
+  server.on('clientError', answerClientError);
   await new Promise((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -62,9 +69,13 @@ async function serve(options) {
     console.log(`node-server (${options.tier}) listening on http://${address}:${port}`);
   }
   onShutdownSignal(async () => {
+    // Stop accepting, answer what is in flight, and close every keep-alive
+    // connection once it is idle instead of waiting out its timeout.
     server.close();
-    server.closeIdleConnections();
+    server.on('request', (req, res) => res.setHeader('Connection', 'close'));
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
     await new Promise((resolve) => server.once('close', resolve));
+    clearInterval(sweep);
     await tier.close?.();
   });
 }

@@ -13,10 +13,12 @@ need cargo "Rust from https://rustup.rs"
 need node "Node.js >= 20.17"
 need npm "npm"
 
-# Debian packages: zbarimg decodes QR codes in the tests, wrk cross-checks the benchmark.
+# Debian packages: zbarimg decodes QR codes in the tests, wrk cross-checks the
+# benchmark, nginx runs the deploy/ topology (its test and the axum-nginx tier).
 apt_packages=()
 command -v zbarimg >/dev/null 2>&1 || apt_packages+=(zbar-tools)
 command -v wrk >/dev/null 2>&1 || apt_packages+=(wrk)
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || apt_packages+=(nginx)
 if [ ${#apt_packages[@]} -gt 0 ]; then
   log "apt-get install ${apt_packages[*]}"
   sudo_cmd=""

@@ -4,7 +4,7 @@
 const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const { startTier } = require('./helpers/servers');
-const { get, qrcodePath } = require('./helpers/http');
+const { get, rawRequest, qrcodePath } = require('./helpers/http');
 const { decodeQrPng } = require('./helpers/decode');
 const { TIERS, RUST_TIERS } = require('./helpers/tiers');
 const { VALID_TEXTS } = require('./helpers/fixtures');
@@ -13,6 +13,8 @@ const MISSING = 'missing "text" query param';
 const NOT_SINGLE = '"text" must be a single string';
 const TOO_LONG = 'text must be <= 512 bytes';
 const INVALID_UTF8 = 'text must be valid UTF-8';
+const URI_TOO_LONG = 'uri too long (limit 8192 bytes)';
+const TARGET_PREFIX = '/qrcode?text=';
 
 /** [name, request path, status, body] */
 const BAD_REQUESTS = [
@@ -32,6 +34,11 @@ const BAD_REQUESTS = [
   ['truncated sequence', '/qrcode?text=ab%C3', 400, INVALID_UTF8],
   ['UTF-16 surrogate as UTF-8', '/qrcode?text=%ED%A0%80', 400, INVALID_UTF8],
   ['overlong slash', '/qrcode?text=%C0%AF', 400, INVALID_UTF8],
+  // The request target's limit is 8 KiB: at it the text rule answers, past it 414.
+  ['8192-byte target', TARGET_PREFIX + 'x'.repeat(8192 - TARGET_PREFIX.length), 400, TOO_LONG],
+  ['8193-byte target', TARGET_PREFIX + 'x'.repeat(8193 - TARGET_PREFIX.length), 414, URI_TOO_LONG],
+  ['8193-byte target elsewhere', `/healthz?${'x'.repeat(8193 - 9)}`, 414, URI_TOO_LONG],
+  ['60 KiB target', qrcodePath('x'.repeat(60 * 1024)), 414, URI_TOO_LONG],
 ];
 
 // text -> tier -> PNG, for the byte-identity check at the end.
@@ -74,6 +81,16 @@ for (const tier of TIERS) {
         assert.equal(res.body.toString('utf8'), body);
       });
     }
+
+    it('refuses a 1 MiB request line fast', async () => {
+      const started = Date.now();
+      const res = await rawRequest(server.url, `GET ${qrcodePath('x'.repeat(1 << 20))} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      // hyper stops reading at its ~400 KiB buffer and answers 431 itself,
+      // before qr_server's own 414 can run.
+      if (tier === 'axum') assert.equal(res.status, 431);
+      else assert.deepEqual(res, { status: 414, body: URI_TOO_LONG });
+      assert.ok(Date.now() - started < 2000, `${Date.now() - started} ms`);
+    });
 
     it('still serves after every bad request', async () => {
       const res = await get(server.url, qrcodePath('still here'));

@@ -6,24 +6,12 @@ const assert = require('node:assert/strict');
 const { spawnSync } = require('node:child_process');
 const net = require('node:net');
 const path = require('node:path');
-const http = require('node:http');
 const { startTier, ROOT } = require('./helpers/servers');
-const { get, qrcodePath } = require('./helpers/http');
+const { get, getFresh, qrcodePath } = require('./helpers/http');
 const { decodeQrPng } = require('./helpers/decode');
 const { childPids, commName, isAlive, waitFor } = require('./helpers/processes');
 
 const SERVER = path.join(ROOT, 'node-server/server.js');
-
-/** GET on a new connection each time, so the cluster can pick any worker. */
-function getFresh(url, p) {
-  return new Promise((resolve, reject) => {
-    http.get(`${url}${p}`, { agent: false }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks) }));
-    }).on('error', reject);
-  });
-}
 
 /** A loopback port with nothing listening on it. */
 async function closedPort() {
@@ -56,7 +44,9 @@ describe('failures', () => {
   it('answers 502 when the axum-proxy upstream is unreachable, and keeps serving', async () => {
     const server = await startTier('axum-proxy', { args: ['--upstream', `http://127.0.0.1:${await closedPort()}`] });
     try {
+      const started = Date.now();
       const res = await get(server.url, qrcodePath('anyone there?'));
+      assert.ok(Date.now() - started < 2000, `${Date.now() - started} ms`);
       assert.equal(res.status, 502);
       assert.equal(res.headers['content-type'], 'text/plain; charset=utf-8');
       assert.equal(res.body.toString(), 'qr upstream unavailable');
@@ -73,6 +63,11 @@ describe('failures', () => {
     try {
       const [upstream] = childPids(server.child.pid).filter((pid) => commName(pid) === 'qr_server');
       process.kill(upstream, 'SIGKILL');
+      // Right after the kill: a quick 502 (or already the new upstream), never a hang.
+      const started = Date.now();
+      const first = await get(server.url, qrcodePath('right after the kill'));
+      assert.ok([200, 502].includes(first.status), String(first.status));
+      assert.ok(Date.now() - started < 2000, `${Date.now() - started} ms`);
       const res = await waitFor(async () => {
         const r = await get(server.url, qrcodePath('back again'));
         return r.status === 200 && r;
@@ -110,6 +105,46 @@ describe('failures', () => {
     }
   });
 
+  it('answers 500 only for the in-flight requests of a cli-pool worker killed under load', async () => {
+    const server = await startTier('cli-pool');
+    try {
+      const workers = () => childPids(server.child.pid).filter((pid) => commName(pid) === 'qr_cli');
+      const [victim] = await waitFor(() => workers().length > 0 && workers(), 5000, 'workers');
+      const results = [];
+      let running = true;
+      const client = async (c) => {
+        for (let i = 0; running; i++) {
+          const text = `client ${c} request ${i}`;
+          const res = await get(server.url, qrcodePath(text));
+          results.push({ text, ...res, at: Date.now() });
+        }
+      };
+      const clients = Array.from({ length: 16 }, (_, c) => client(c));
+      await new Promise((r) => setTimeout(r, 500));
+      process.kill(victim, 'SIGKILL');
+      const killedAt = Date.now();
+      await waitFor(() => workers().length === 2 && !workers().includes(victim), 5000, 'a replacement');
+      await new Promise((r) => setTimeout(r, 500));
+      running = false;
+      await Promise.all(clients);
+
+      const failed = results.filter((r) => r.status !== 200);
+      // The pool hands each worker at most 4 frames ahead (PIPELINE_DEPTH).
+      assert.ok(failed.length <= 4, `${failed.length} failed`);
+      for (const r of failed) {
+        assert.equal(r.status, 500);
+        assert.equal(r.body.toString(), 'failed generating qr code');
+        assert.ok(r.at >= killedAt);
+      }
+      const late = results.filter((r) => r.at > killedAt + 200);
+      assert.ok(late.length > 50, `${late.length} requests after the kill`);
+      assert.ok(late.every((r) => r.status === 200));
+      for (const r of late.slice(-3)) assert.equal((await decodeQrPng(r.body)).text, r.text);
+    } finally {
+      await server.stop();
+    }
+  });
+
   const refusesToStart = (args, env, message) => {
     const { status, stderr } = spawnSync(process.execPath, [SERVER, '--port', '0', ...args], {
       env: { ...process.env, ...env },
@@ -119,9 +154,18 @@ describe('failures', () => {
     assert.match(stderr.toString(), message);
   };
 
-  it('refuses to start without its binary, naming it', () => {
-    refusesToStart(['--tier', 'cli-pool'], { QR_CLI_BIN: '/nonexistent/qr_cli' }, /^node-server: qr_cli not found at \/nonexistent\/qr_cli/);
-    refusesToStart(['--tier', 'axum-proxy'], { QR_SERVER_BIN: '/nonexistent/qr_server' }, /^node-server: qr_server not found/);
+  it('refuses to start without its binary, .node or .wasm file, naming it', () => {
+    const oneLine = (pattern) => new RegExp(`^node-server: ${pattern}[^\n]*\n$`);
+    for (const tier of ['cli', 'cli-pool']) {
+      refusesToStart(['--tier', tier], { QR_CLI_BIN: '/nonexistent/qr_cli' }, oneLine('qr_cli not found at /nonexistent/qr_cli'));
+    }
+    refusesToStart(['--tier', 'axum-proxy'], { QR_SERVER_BIN: '/nonexistent/qr_server' }, oneLine('qr_server not found'));
+    for (const tier of ['napi', 'napi-async']) {
+      const env = { NAPI_RS_NATIVE_LIBRARY_PATH: '/nonexistent/qr-napi.node' };
+      refusesToStart(['--tier', tier], env, oneLine('qr_napi addon /nonexistent/qr-napi.node .* cannot be loaded'));
+    }
+    refusesToStart(['--tier', 'wasm'], { QR_WASM_DIR: '/nonexistent' }, oneLine('/nonexistent/pkg/qr_wasm.js not found'));
+    refusesToStart(['--tier', 'wasm-raw'], { QR_WASM_DIR: '/nonexistent' }, oneLine('/nonexistent/pkg-raw/qr_wasm_raw.wasm not found'));
   });
 
   it('refuses an unknown tier and a port in use', async () => {

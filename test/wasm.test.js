@@ -22,7 +22,7 @@ for (const name of ['wasm', 'wasm-raw']) {
       await tier.start();
       const err = await tier.trapForTesting().then(() => null, (e) => e);
       assert.equal(err?.code, 'WASM_TRAP');
-      assert.deepEqual(httpResponseFor(err), [500, 'failed generating qr code']);
+      assert.deepEqual(httpResponseFor(err), [500, 'failed generating qr code', {}]);
       const png = await tier.generateQrCode('after the trap');
       assert.equal((await decodeQrPng(png)).text, 'after the trap');
     });

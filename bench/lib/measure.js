@@ -22,7 +22,7 @@ function getJson(url) {
  * Drives `url` with autocannon for warmup + duration seconds and records only
  * responses after the warm-up, so connection set-up is not measured.
  */
-function drive(url, { connections, warmup, duration, paths, onTick, onMeasureStart }) {
+function drive(url, { connections, warmup, duration, paths, onTick, onMeasureStart, keepLatencies = true }) {
   return new Promise((resolve, reject) => {
     const latencies = [];
     const stats = { responses: 0, bytes: 0, non2xx: 0, errors: 0, timeouts: 0 };
@@ -52,7 +52,7 @@ function drive(url, { connections, warmup, duration, paths, onTick, onMeasureSta
       stats.responses++;
       stats.bytes += resBytes;
       if (statusCode < 200 || statusCode > 299) stats.non2xx++;
-      latencies.push(responseTime);
+      if (keepLatencies) latencies.push(responseTime);
     });
     instance.on('reqError', (err) => {
       if (!measuring) return;
@@ -142,4 +142,4 @@ async function measureTier(tier, options) {
   }
 }
 
-module.exports = { measureTier, percentile };
+module.exports = { measureTier, drive, percentile };

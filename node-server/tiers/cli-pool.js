@@ -3,17 +3,23 @@
 // Tier 1: a fixed pool of long-lived `qr_cli --serve` workers.
 const os = require('node:os');
 const { binaryPath } = require('../lib/binaries');
+const { Limiter } = require('../lib/limiter');
 const { QrCliWorker } = require('../lib/qr-cli-worker');
 
 const RESPAWN_DELAY_MS = 100;
+// Frames written ahead to each worker: enough that it never waits for Node,
+// few enough that the rest wait here, where a gone client can leave the queue.
+const PIPELINE_DEPTH = 4;
 
 let bin;
 let workers = [];
+let limiter;
 let closing = false;
 
-async function start({ poolSize = os.availableParallelism() } = {}) {
+async function start({ poolSize = os.availableParallelism(), maxQueue = 512 } = {}) {
   bin = binaryPath('qr_cli');
   workers = Array.from({ length: poolSize }, (_, i) => spawnWorker(i));
+  limiter = new Limiter({ concurrency: poolSize * PIPELINE_DEPTH, maxQueue });
 }
 
 function spawnWorker(slot) {
@@ -30,7 +36,11 @@ function spawnWorker(slot) {
   return worker;
 }
 
-function generateQrCode(text) {
+function generateQrCode(text, { signal } = {}) {
+  return limiter.run(() => dispatch(text), signal);
+}
+
+function dispatch(text) {
   // Least in-flight first: a slow request does not queue others behind it.
   let best;
   for (const worker of workers) {

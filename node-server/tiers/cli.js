@@ -16,15 +16,16 @@ let bin;
 // the CPUs can use, and 100 concurrent requests must not mean 100 forks.
 let limiter;
 
-async function start({ concurrency = os.availableParallelism() * 2 } = {}) {
+async function start({ maxQueue = 512 } = {}) {
   bin = binaryPath('qr_cli');
-  limiter = new Limiter(concurrency);
+  limiter = new Limiter({ concurrency: os.availableParallelism() * 2, maxQueue });
 }
 
-function runOnce(text) {
+function runOnce(text, signal) {
   return new Promise((resolve, reject) => {
-    // No shell, and `-` so the text is never read as a flag.
-    const child = spawnOwned(bin, ['-'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    // No shell, and `-` so the text is never read as a flag. `signal` kills
+    // the child when the client goes away.
+    const child = spawnOwned(bin, ['-'], { stdio: ['pipe', 'pipe', 'pipe'], signal });
     const out = [];
     const err = [];
     child.stdout.on('data', (chunk) => out.push(chunk));
@@ -42,8 +43,8 @@ function runOnce(text) {
   });
 }
 
-function generateQrCode(text) {
-  return limiter.run(() => runOnce(text));
+function generateQrCode(text, { signal } = {}) {
+  return limiter.run(() => runOnce(text, signal), signal);
 }
 
 module.exports = { start, generateQrCode };

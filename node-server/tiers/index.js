@@ -1,7 +1,8 @@
 'use strict';
 
 // Tier name -> adapter module, required only when that tier is chosen.
-// Every adapter exports `generateQrCode(text) -> Promise<Buffer>` and may
+// Every adapter exports `generateQrCode(text, { signal }) -> Promise<Buffer>`
+// (the signal aborts when the client goes away; tiers that queue honour it) and may
 // export `start(options)`, `close()` and, for cluster mode, `startShared()`.
 const TIERS = {
   js: () => require('./js'),

@@ -1,7 +1,8 @@
 //! The HTTP contract: `GET /qrcode?text=...` and `GET /healthz`.
 
-use axum::extract::RawQuery;
+use axum::extract::{RawQuery, Request};
 use axum::http::{header, StatusCode};
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -9,11 +10,30 @@ use axum::{Json, Router};
 use crate::query::text_param;
 
 pub const GENERATION_FAILED: &str = "failed generating qr code";
+/// The longest request target served; node-server has the same limit and text
+/// (node-server/lib/http-limits.js).
+pub const MAX_REQUEST_TARGET_BYTES: usize = 8192;
+pub const URI_TOO_LONG: &str = "uri too long (limit 8192 bytes)";
 
 pub fn router() -> Router {
     Router::new()
         .route("/qrcode", get(qrcode))
         .route("/healthz", get(healthz))
+        .layer(middleware::from_fn(refuse_long_uris))
+}
+
+/// 414 before any work. Targets past hyper's own limits (64 KiB, or a head
+/// over its ~400 KiB read buffer) are refused by hyper with an empty 414/431.
+async fn refuse_long_uris(request: Request, next: Next) -> Response {
+    let target = request
+        .uri()
+        .path_and_query()
+        .map_or(0, |pq| pq.as_str().len());
+    if target > MAX_REQUEST_TARGET_BYTES {
+        let headers = [(header::CONNECTION, "close")];
+        return (StatusCode::URI_TOO_LONG, headers, URI_TOO_LONG).into_response();
+    }
+    next.run(request).await
 }
 
 async fn qrcode(RawQuery(query): RawQuery) -> Response {
@@ -36,4 +56,14 @@ async fn qrcode(RawQuery(query): RawQuery) -> Response {
 
 async fn healthz() -> Json<serde_json::Value> {
     Json(serde_json::json!({ "tier": "axum", "pid": std::process::id() }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uri_too_long_names_the_limit() {
+        assert!(URI_TOO_LONG.contains(&MAX_REQUEST_TARGET_BYTES.to_string()));
+    }
 }

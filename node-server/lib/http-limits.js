@@ -1,0 +1,40 @@
+'use strict';
+
+// Refuses over-long request targets before any work, on every tier, with the
+// same status and text as qr_server (qr_server/src/app.rs).
+const MAX_REQUEST_TARGET_BYTES = 8192;
+const URI_TOO_LONG = `uri too long (limit ${MAX_REQUEST_TARGET_BYTES} bytes)`;
+
+/** express middleware: 414 for a target longer than the limit. */
+function refuseLongUris(req, res, next) {
+  // Node gives the target as latin1, one char per byte.
+  if (req.url.length <= MAX_REQUEST_TARGET_BYTES) return next();
+  res.status(414).type('text/plain; charset=utf-8').set('Connection', 'close').send(URI_TOO_LONG);
+}
+
+/**
+ * `clientError` handler: Node's parser stops at 16 KiB of head (431) before
+ * express sees the request; when it is the request line that overflowed, say
+ * 414 like the middleware. Other parse errors get Node's own answers.
+ */
+function answerClientError(err, socket) {
+  if (err.code === 'ECONNRESET' || !socket.writable) return socket.destroy();
+  let status = 400;
+  let body = '';
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    // rawPacket is the chunk that overflowed: a request line that long has no
+    // line break near the start of it.
+    const newline = err.rawPacket?.indexOf(10) ?? -1;
+    const firstLine = newline === -1 ? (err.rawPacket?.length ?? 0) : newline;
+    [status, body] = firstLine > MAX_REQUEST_TARGET_BYTES ? [414, URI_TOO_LONG] : [431, ''];
+  } else if (err.code === 'HPE_HEADERS_TIMEOUT' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    status = 408;
+  }
+  const reason = { 400: 'Bad Request', 408: 'Request Timeout', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' }[status];
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
+
+module.exports = { refuseLongUris, answerClientError, MAX_REQUEST_TARGET_BYTES, URI_TOO_LONG };

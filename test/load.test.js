@@ -1,0 +1,39 @@
+'use strict';
+
+// Every tier under 200 connections for a minute: nothing fails. Throughput
+// is the benchmark's business; this checks that sustained load loses nothing.
+const { describe, it } = require('node:test');
+const assert = require('node:assert/strict');
+const { startTier } = require('./helpers/servers');
+const { drive } = require('../bench/lib/measure');
+const { TIERS } = require('./helpers/tiers');
+const { URLS } = require('./helpers/fixtures');
+
+const CONNECTIONS = 200;
+// LOAD_TEST_SECONDS shortens it for a local run; CI runs the full minute.
+const SECONDS = Number(process.env.LOAD_TEST_SECONDS) || 60;
+const PATHS = URLS.map((url) => `/qrcode?text=${encodeURIComponent(url)}`);
+
+describe(`${SECONDS} s at ${CONNECTIONS} connections`, () => {
+  for (const tier of TIERS) {
+    it(`tier ${tier}: zero errors, zero non-2xx`, async () => {
+      const server = await startTier(tier);
+      try {
+        const load = await drive(server.url, {
+          connections: CONNECTIONS,
+          warmup: 0,
+          duration: SECONDS,
+          paths: PATHS,
+          keepLatencies: false,
+        });
+        assert.ok(load.responses > SECONDS, `${load.responses} responses`);
+        assert.deepEqual(
+          { errors: load.errors, timeouts: load.timeouts, non2xx: load.non2xx },
+          { errors: 0, timeouts: 0, non2xx: 0 },
+        );
+      } finally {
+        assert.equal(await server.stop(), 0);
+      }
+    });
+  }
+});

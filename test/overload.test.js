@@ -1,0 +1,82 @@
+'use strict';
+
+// Bounded queues and gone clients on the tiers that queue work.
+const { describe, it } = require('node:test');
+const assert = require('node:assert/strict');
+const http = require('node:http');
+const os = require('node:os');
+const { startTier } = require('./helpers/servers');
+const { getFresh, qrcodePath } = require('./helpers/http');
+const { decodeQrPng } = require('./helpers/decode');
+const { childPids, commName, waitFor } = require('./helpers/processes');
+
+// Requests each tier runs at once (node-server/tiers/*.js); napi-async is
+// started with 2 libuv threads.
+const SLOTS = {
+  cli: os.availableParallelism() * 2,
+  'cli-pool': os.availableParallelism() * 4,
+  'napi-async': 2 * 2,
+};
+const QUEUING_TIERS = Object.keys(SLOTS);
+const LONG_TEXT = (i) => `${i} `.padEnd(500, 'x');
+
+/** Sends a request and hangs up before the answer comes. */
+function getAndHangUp(baseUrl, path) {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve) => {
+    const req = http.request({ host: hostname, port, path, agent: false });
+    req.on('error', () => {});
+    req.on('close', resolve);
+    req.end(() => setImmediate(() => req.destroy()));
+  });
+}
+
+const qrCliPids = (server) => childPids(server.child.pid).filter((pid) => commName(pid) === 'qr_cli');
+
+for (const tier of QUEUING_TIERS) {
+  describe(`tier ${tier} under overload`, () => {
+    it('answers 503 "server busy" with Retry-After past --max-queue, and keeps serving', async () => {
+      const server = await startTier(tier, { args: ['--max-queue', '2'] });
+      try {
+        const texts = Array.from({ length: 200 }, (_, i) => LONG_TEXT(i));
+        const responses = await Promise.all(texts.map((t) => getFresh(server.url, qrcodePath(t))));
+        const busy = responses.filter((r) => r.status === 503);
+        const ok = responses.map((r, i) => [r, texts[i]]).filter(([r]) => r.status === 200);
+        assert.equal(busy.length + ok.length, texts.length, `statuses: ${[...new Set(responses.map((r) => r.status))]}`);
+        assert.ok(busy.length > 0, 'a burst of 200 must overflow a queue of 2');
+        assert.ok(ok.length > 0);
+        for (const r of busy) {
+          assert.equal(r.body.toString(), 'server busy');
+          assert.equal(r.headers['retry-after'], '1');
+          assert.equal(r.headers['content-type'], 'text/plain; charset=utf-8');
+        }
+        const [firstOk, itsText] = ok[0];
+        assert.equal((await decodeQrPng(firstOk.body)).text, itsText);
+        const after = await getFresh(server.url, qrcodePath('after the burst'));
+        assert.equal((await decodeQrPng(after.body)).text, 'after the burst');
+      } finally {
+        assert.equal(await server.stop(), 0);
+      }
+    });
+
+    it('frees every slot and child of clients that hang up mid-request', async () => {
+      // Slots + queue = exactly the concurrent requests sent at the end: one
+      // leaked slot and some of them would get 503.
+      const maxQueue = 8;
+      const server = await startTier(tier, { args: ['--max-queue', String(maxQueue)], env: { UV_THREADPOOL_SIZE: '2' } });
+      try {
+        const baseline = qrCliPids(server).length; // cli-pool's workers, 0 for cli
+        for (let round = 0; round < 3; round++) {
+          await Promise.all(Array.from({ length: 100 }, (_, i) => getAndHangUp(server.url, qrcodePath(LONG_TEXT(i)))));
+        }
+        await waitFor(() => qrCliPids(server).length === baseline, 5000, 'no extra qr_cli children');
+        const texts = Array.from({ length: SLOTS[tier] + maxQueue }, (_, i) => `after hang-ups ${i}`);
+        const responses = await Promise.all(texts.map((t) => getFresh(server.url, qrcodePath(t))));
+        assert.deepEqual(responses.map((r) => r.status), texts.map(() => 200));
+        assert.equal((await decodeQrPng(responses.at(-1).body)).text, texts.at(-1));
+      } finally {
+        assert.equal(await server.stop(), 0);
+      }
+    });
+  });
+}
