@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: setup build build-rust build-napi build-wasm bench bench-core serve test test-rust test-node lint clean
+.PHONY: setup build build-rust build-napi build-wasm bench bench-core soak serve deploy test test-rust test-node lint clean
 
 setup:
 	scripts/setup.sh
@@ -25,6 +25,10 @@ build-napi:
 serve: build
 	node node-server/server.js --tier $(or $(TIER),cli-pool)
 
+## Build everything, then run deploy/: nginx on :8080 -> two qr_server + node-server.
+deploy: build
+	node deploy/start.js
+
 ## Build everything, benchmark every tier with autocannon (report in bench/out),
 ## then the core against the article's configuration. BENCH_ARGS adds options.
 bench: build
@@ -33,6 +37,10 @@ bench: build
 
 bench-core:
 	$(CARGO) bench -p qr_lib --bench core
+
+## Build everything, then soak cli-pool, wasm-raw and napi-async for 10 minutes each.
+soak: build
+	node bench/run.js --soak 10m $(BENCH_ARGS)
 
 ## Build everything and run every test.
 test: build lint test-rust test-node

@@ -14,7 +14,7 @@ const soakReport = require('./lib/soak-report');
 const { soakTier, parseDuration } = require('./lib/soak');
 const { startTier, ROOT } = require('./lib/launch');
 
-const ALL_TIERS = ['js', 'cli', 'cli-pool', 'wasm', 'wasm-raw', 'napi', 'napi-async', 'axum-proxy', 'axum'];
+const ALL_TIERS = ['js', 'cli', 'cli-pool', 'wasm', 'wasm-raw', 'napi', 'napi-async', 'axum-proxy', 'axum', 'axum-nginx'];
 // The tiers that hold state across requests in a long-lived process or child.
 const SOAK_TIERS = ['cli-pool', 'wasm-raw', 'napi-async'];
 
@@ -123,6 +123,17 @@ async function crossCheck(options, pinning, autocannonRps) {
   }
 }
 
+/** What every report says about how it was made. */
+function commonSettings(options) {
+  return {
+    command: `node bench/run.js ${process.argv.slice(2).join(' ')}`.trim(),
+    connections: options.connections,
+    warmup: options.warmup,
+    duration: options.duration,
+    texts: options.texts,
+  };
+}
+
 function writeReport(out, report, { markdown, svg }) {
   fs.mkdirSync(out, { recursive: true });
   const md = markdown(report);
@@ -146,14 +157,7 @@ async function soak(options) {
     process.stderr.write(`\r\x1b[Ksoak ${tier}: RSS ${result.rss.startMB.toFixed(1)} -> ${result.rss.endMB.toFixed(1)} MB (${(result.rss.growth * 100).toFixed(2)}%), ${result.pass ? 'pass' : 'FAIL'}\n`);
     results.push(result);
   }
-  const settings = {
-    command: `node bench/run.js ${process.argv.slice(2).join(' ')}`.trim(),
-    connections: options.connections,
-    warmup: options.warmup,
-    duration: options.duration,
-    texts: options.texts,
-  };
-  writeReport(options.out, { results, settings, machine: machine() }, soakReport);
+  writeReport(options.out, { results, settings: commonSettings(options), machine: machine() }, soakReport);
   if (results.some((r) => !r.pass)) process.exitCode = 1;
 }
 
@@ -198,12 +202,8 @@ async function main() {
   }
   const axum = results.find((r) => r.tier === 'axum' && r.workers === options.workers[0]);
   const settings = {
-    command: `node bench/run.js ${process.argv.slice(2).join(' ')}`.trim(),
-    connections: options.connections,
-    warmup: options.warmup,
-    duration: options.duration,
+    ...commonSettings(options),
     oneConnectionSeconds: options.oneConnectionSeconds,
-    texts: options.texts,
     repeat: options.repeat,
     pin: pinning,
     crossCheck: options.crossCheck && axum ? await crossCheck(options, pinning, axum.requestsPerSecond) : null,

@@ -21,7 +21,9 @@ const USAGE = `Usage: node deploy/start.js [options]
 
   --port PORT        nginx's port, 0 for a free one (default 8080)
   --qr-servers N     qr_server instances behind /qrcode (default 2)
-  --tier NAME        node-server's tier for everything else (default js)
+  --tier NAME        node-server's tier for everything else (default js);
+                     "none": no node-server, qr_server answers every path
+                     (how the benchmark measures tier axum-nginx)
   --prefix DIR       nginx's runtime directory (default: a new temp dir)
 
 Env: NGINX_BIN (default /usr/sbin/nginx), QR_SERVER_BIN.
@@ -83,20 +85,25 @@ async function main() {
   const port = Number(values.port) || (await freePort());
 
   const qrServers = await Promise.all(Array.from({ length: count }, () => startQrServer()));
-  const node = await spawnListening(process.execPath, [NODE_SERVER, '--tier', values.tier, '--port', '0'], { name: 'node-server' });
+  const node =
+    values.tier === 'none'
+      ? null
+      : await spawnListening(process.execPath, [NODE_SERVER, '--tier', values.tier, '--port', '0'], { name: 'node-server' });
+  const qrHosts = qrServers.map((s) => new URL(s.url).host);
   const prefix = values.prefix ? path.resolve(values.prefix) : fs.mkdtempSync(path.join(os.tmpdir(), 'qr-deploy-'));
   fs.mkdirSync(prefix, { recursive: true });
   fs.chmodSync(prefix, 0o755); // nginx workers run as nobody when started by root
   const conf = renderNginxConf(fs.readFileSync(CONF, 'utf8'), {
     listen: `127.0.0.1:${port}`,
-    upstreams: { qr_server: qrServers.map((s) => new URL(s.url).host), node_server: [new URL(node.url).host] },
+    upstreams: { qr_server: qrHosts, node_server: node ? [new URL(node.url).host] : qrHosts },
   });
   fs.writeFileSync(path.join(prefix, 'nginx.conf'), conf);
   const nginx = spawnOwned(NGINX, ['-p', prefix, '-c', path.join(prefix, 'nginx.conf'), '-g', 'daemon off;'], { stdio: 'inherit' });
   nginx.once('error', (err) => fatal(new Error(`cannot start nginx: ${err.message}`)));
   await waitForPort(port, nginx);
   console.error(`qr_server: ${qrServers.map((s) => `${s.url} (pid ${s.child.pid})`).join(', ')}`);
-  console.error(`node-server (${values.tier}): ${node.url} (pid ${node.child.pid}); nginx prefix ${prefix}`);
+  console.error(node ? `node-server (${values.tier}): ${node.url} (pid ${node.child.pid})` : 'node-server: none');
+  console.error(`nginx: prefix ${prefix} (pid ${nginx.pid})`);
   console.log(`deploy listening on http://127.0.0.1:${port}`);
 
   let stopping = false;
@@ -104,7 +111,7 @@ async function main() {
     if (stopping) return;
     stopping = true;
     await stopChild(nginx, 'SIGQUIT'); // graceful: finishes proxied requests
-    await Promise.all([node, ...qrServers].map((s) => stopChild(s.child)));
+    await Promise.all([node, ...qrServers].filter(Boolean).map((s) => stopChild(s.child)));
     if (!values.prefix) fs.rmSync(prefix, { recursive: true, force: true });
     process.exit(0);
   };

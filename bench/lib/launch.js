@@ -10,12 +10,19 @@ const ROOT = path.resolve(__dirname, '../..');
 const READY_LINE = /listening on (http:\/\/\S+)/;
 const QR_SERVER_BIN = process.env.QR_SERVER_BIN || path.join(ROOT, 'target/release/qr_server');
 
-/** The command that starts a tier's server: node-server, or qr_server alone for `axum`. */
+// Tiers started through a launcher process that does none of the serving:
+// the benchmark leaves it out of the memory and CPU figures.
+const LAUNCHER_TIERS = new Set(['axum-nginx']);
+
+/**
+ * The command that starts a tier's server: node-server; qr_server alone for
+ * `axum`; nginx in front of one qr_server (deploy/start.js) for `axum-nginx`.
+ */
 function tierCommand(tier, { workers = 1, args = [], cpus } = {}) {
-  const command =
-    tier === 'axum'
-      ? [QR_SERVER_BIN, '--port', '0', ...args]
-      : [process.execPath, path.join(ROOT, 'node-server/server.js'), '--tier', tier, '--port', '0', '--workers', String(workers), ...args];
+  let command;
+  if (tier === 'axum') command = [QR_SERVER_BIN, '--port', '0', ...args];
+  else if (tier === 'axum-nginx') command = [process.execPath, path.join(ROOT, 'deploy/start.js'), '--port', '0', '--qr-servers', '1', '--tier', 'none', ...args];
+  else command = [process.execPath, path.join(ROOT, 'node-server/server.js'), '--tier', tier, '--port', '0', '--workers', String(workers), ...args];
   // `cpus` (e.g. "1-3") pins the server and every process it starts.
   if (cpus) command.unshift('taskset', '-c', cpus);
   return [command[0], command.slice(1)];
@@ -59,4 +66,4 @@ function startTier(tier, options) {
   return startServer(command, args, options);
 }
 
-module.exports = { startTier, startServer, tierCommand, ROOT, QR_SERVER_BIN };
+module.exports = { startTier, startServer, tierCommand, LAUNCHER_TIERS, ROOT, QR_SERVER_BIN };

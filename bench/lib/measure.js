@@ -3,10 +3,12 @@
 // One measured run of one tier: start it, warm up with the connections the
 // run keeps, measure steady state, then one-connection latency, then stop it.
 const autocannon = require('autocannon');
-const { startTier } = require('./launch');
+const { startTier, LAUNCHER_TIERS } = require('./launch');
 const { sampleTree } = require('./proc-tree');
 
 const SAMPLE_MS = 200;
+// No node-server in the path: no event loop to report.
+const RUST_SERVED = new Set(['axum', 'axum-nginx']);
 
 /** Latency percentiles (ms) from a sorted Float64Array. */
 function percentile(sorted, p) {
@@ -73,6 +75,7 @@ function drive(url, { connections, warmup, duration, paths, onTick, onMeasureSta
  */
 async function measureTier(tier, options) {
   const { workers, connections, warmup, duration, oneConnectionSeconds, paths, serverCpus, onProgress } = options;
+  const sampling = { includeRoot: !LAUNCHER_TIERS.has(tier) };
   const server = await startTier(tier, { workers, cpus: serverCpus });
   try {
     let peakPss = 0;
@@ -81,11 +84,11 @@ async function measureTier(tier, options) {
     let sampler;
     let clientCpuStart;
     const beginMeasure = async () => {
-      start = { tree: sampleTree(server.child.pid), at: process.hrtime.bigint() };
+      start = { tree: sampleTree(server.child.pid, sampling), at: process.hrtime.bigint() };
       clientCpuStart = process.cpuUsage();
       await getJson(`${server.url}/metrics/event-loop?reset=1`);
       sampler = setInterval(() => {
-        const s = sampleTree(server.child.pid);
+        const s = sampleTree(server.child.pid, sampling);
         peakPss = Math.max(peakPss, s.pss);
         peakRss = Math.max(peakRss, s.rss);
       }, SAMPLE_MS);
@@ -99,9 +102,9 @@ async function measureTier(tier, options) {
       onMeasureStart: beginMeasure,
     });
     clearInterval(sampler);
-    const end = sampleTree(server.child.pid);
+    const end = sampleTree(server.child.pid, sampling);
     const clientCpu = process.cpuUsage(clientCpuStart);
-    const eventLoop = tier === 'axum' ? null : await getJson(`${server.url}/metrics/event-loop`);
+    const eventLoop = RUST_SERVED.has(tier) ? null : await getJson(`${server.url}/metrics/event-loop`);
     const wallSeconds = Number(process.hrtime.bigint() - start.at) / 1e9;
 
     // The bare cost of the mechanism per call: one connection, one request at a time.

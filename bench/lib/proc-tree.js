@@ -46,14 +46,16 @@ function kb(text, field) {
 /**
  * One sample of the tree: PSS and RSS in bytes, and CPU seconds. CPU counts
  * each live process's user + system time plus that of its reaped children
- * (`qr_cli` processes spawned per request end up there).
+ * (`qr_cli` processes spawned per request end up there). `includeRoot: false`
+ * leaves out a root that only launched the rest.
  */
-function sampleTree(root) {
+function sampleTree(root, { includeRoot = true } = {}) {
   let pss = 0;
   let rss = 0;
   let cpuTicks = 0;
   let processes = 0;
   for (const pid of treePids(root)) {
+    if (pid === root && !includeRoot) continue;
     const stat = read(`/proc/${pid}/stat`);
     if (!stat) continue;
     processes++;

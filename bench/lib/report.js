@@ -94,7 +94,8 @@ function markdown({ results, settings, machine }) {
   out.push('- Response bytes: mean bytes autocannon read per response, headers included.');
   out.push('- Memory: peak PSS (shared pages split between processes, /proc/PID/smaps_rollup) and RSS, summed over the server\'s process tree, sampled every 200 ms.');
   out.push('- Server CPU per request: user + system time of the whole tree (reaped children included) over the measured window, divided by 2xx responses.');
-  out.push('- Event-loop delay: `monitorEventLoopDelay` inside node-server (one worker\'s when clustered); n/a for `axum`.');
+  out.push('- Event-loop delay: `monitorEventLoopDelay` inside node-server (one worker\'s when clustered); n/a for `axum` and `axum-nginx`.');
+  out.push('- `axum-nginx`: deploy/nginx.conf (worker_processes auto) in front of one qr_server, started by deploy/start.js; memory and CPU are nginx + qr_server, without the launcher. `axum` and `axum-nginx` ignore the worker count.');
   if (settings.repeat > 1) out.push(`- Each configuration ran ${settings.repeat} times; figures are from the run with the median req/s, "req/s range" is min-max.`);
   if (settings.crossCheck) {
     const c = settings.crossCheck;

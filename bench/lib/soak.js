@@ -3,7 +3,7 @@
 // Soak: one tier under steady load for minutes; its process tree's RSS is
 // sampled every second to see whether memory settles or keeps growing.
 const { drive } = require('./measure');
-const { startTier } = require('./launch');
+const { startTier, LAUNCHER_TIERS } = require('./launch');
 const { sampleTree } = require('./proc-tree');
 
 const SAMPLE_MS = 1000;
@@ -46,6 +46,7 @@ function rssGrowth(samples) {
 
 /** One tier soaked: warm-up, then `duration` seconds of samples. */
 async function soakTier(tier, { connections, warmup, duration, paths, onProgress }) {
+  const sampling = { includeRoot: !LAUNCHER_TIERS.has(tier) };
   const server = await startTier(tier);
   try {
     const samples = [];
@@ -61,7 +62,7 @@ async function soakTier(tier, { connections, warmup, duration, paths, onProgress
       onMeasureStart: () => {
         t0 = process.hrtime.bigint();
         const sample = () => {
-          const tree = sampleTree(server.child.pid);
+          const tree = sampleTree(server.child.pid, sampling);
           const second = Number(process.hrtime.bigint() - t0) / 1e9;
           samples.push({ second, rssMB: tree.rss / 1e6, pssMB: tree.pss / 1e6, processes: tree.processes });
         };
