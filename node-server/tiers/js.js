@@ -3,6 +3,7 @@
 // Tier 0: npm `qrcode` in the Node process, with the original article's settings.
 const QRCode = require('qrcode');
 const { QrError } = require('../lib/errors');
+const { runOnLoop } = require('../lib/sync-queue');
 
 const MAX_TEXT_BYTES = 512;
 const OPTIONS = {
@@ -19,7 +20,7 @@ async function generateQrCode(text) {
   if (Buffer.byteLength(text, 'utf8') > MAX_TEXT_BYTES) {
     throw new QrError('TEXT_TOO_LONG', `text must be <= ${MAX_TEXT_BYTES} bytes`);
   }
-  return QRCode.toBuffer(text, OPTIONS);
+  return runOnLoop(() => QRCode.toBuffer(text, OPTIONS));
 }
 
 module.exports = { generateQrCode };

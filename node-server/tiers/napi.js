@@ -2,6 +2,7 @@
 
 // Tier 3: the napi-rs addon called on the event loop, as in the original article.
 const { loadAddon } = require('../lib/addon');
+const { runOnLoop } = require('../lib/sync-queue');
 
 let addon;
 
@@ -9,8 +10,8 @@ async function start() {
   addon = loadAddon();
 }
 
-async function generateQrCode(text) {
-  return addon.generateQrCodeSync(text);
+function generateQrCode(text) {
+  return runOnLoop(() => addon.generateQrCodeSync(text));
 }
 
 module.exports = { start, generateQrCode };

@@ -3,6 +3,7 @@
 // Tier 2: the same core behind the hand-written Wasm ABI and a small loader.
 const fs = require('node:fs');
 const { QrWasmRaw } = require('../lib/qr-wasm-raw');
+const { runOnLoop } = require('../lib/sync-queue');
 const { withTrapRecovery } = require('../lib/wasm-trap');
 const { wasmFile } = require('../lib/wasm-files');
 
@@ -18,8 +19,8 @@ function replaceInstance() {
   instance = new QrWasmRaw(module_);
 }
 
-async function generateQrCode(text) {
-  return withTrapRecovery(() => instance.generateQrCode(text), replaceInstance);
+function generateQrCode(text) {
+  return runOnLoop(() => withTrapRecovery(() => instance.generateQrCode(text), replaceInstance));
 }
 
 /** Test-only: traps the instance through the same path as a real call. */

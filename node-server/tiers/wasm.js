@@ -1,6 +1,7 @@
 'use strict';
 
 // Tier 2: the wasm-bindgen package built by wasm-pack (`--target nodejs`).
+const { runOnLoop } = require('../lib/sync-queue');
 const { withTrapRecovery } = require('../lib/wasm-trap');
 const { wasmFile } = require('../lib/wasm-files');
 
@@ -19,11 +20,13 @@ async function start() {
   instantiate();
 }
 
-async function generateQrCode(text) {
-  // The glue already copied the PNG out of Wasm memory into a JS-owned
-  // Uint8Array; a Buffer view over it avoids a second copy.
-  const png = withTrapRecovery(() => wasm.generateQrCode(text), instantiate);
-  return Buffer.from(png.buffer, png.byteOffset, png.byteLength);
+function generateQrCode(text) {
+  return runOnLoop(() => {
+    // The glue already copied the PNG out of Wasm memory into a JS-owned
+    // Uint8Array; a Buffer view over it avoids a second copy.
+    const png = withTrapRecovery(() => wasm.generateQrCode(text), instantiate);
+    return Buffer.from(png.buffer, png.byteOffset, png.byteLength);
+  });
 }
 
 /** Test-only: traps the instance through the same path as a real call. */
