@@ -15,7 +15,7 @@ const { childPids, commName, waitFor } = require('./helpers/processes');
 const SLOTS = {
   cli: os.availableParallelism() * 2,
   'cli-pool': os.availableParallelism() * 4,
-  'napi-async': 2 * 2,
+  'napi-async': 2 * 16,
 };
 const QUEUING_TIERS = Object.keys(SLOTS);
 const LONG_TEXT = (i) => `${i} `.padEnd(500, 'x');
@@ -36,7 +36,7 @@ const qrCliPids = (server) => childPids(server.child.pid).filter((pid) => commNa
 for (const tier of QUEUING_TIERS) {
   describe(`tier ${tier} under overload`, () => {
     it('answers 503 "server busy" with Retry-After past --max-queue, and keeps serving', async () => {
-      const server = await startTier(tier, { args: ['--max-queue', '2'] });
+      const server = await startTier(tier, { args: ['--max-queue', '2'], env: { UV_THREADPOOL_SIZE: '2' } });
       try {
         const texts = Array.from({ length: 200 }, (_, i) => LONG_TEXT(i));
         const responses = await Promise.all(texts.map((t) => getFresh(server.url, qrcodePath(t))));
