@@ -47,6 +47,7 @@ function renderNginxConf(conf, { listen, upstreams }) {
   return out;
 }
 
+/** A loopback port nothing listens on (taken, then released). */
 async function freePort() {
   const srv = net.createServer().listen(0, '127.0.0.1');
   await new Promise((r) => srv.once('listening', r));
@@ -127,4 +128,4 @@ function fatal(err) {
 
 if (require.main === module) main().catch(fatal);
 
-module.exports = { renderNginxConf };
+module.exports = { renderNginxConf, freePort };

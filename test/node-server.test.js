@@ -13,14 +13,8 @@ const { childPids, commName, isAlive, waitFor } = require('./helpers/processes')
 
 const SERVER = path.join(ROOT, 'node-server/server.js');
 
-/** A loopback port with nothing listening on it. */
-async function closedPort() {
-  const srv = net.createServer().listen(0, '127.0.0.1');
-  await new Promise((r) => srv.once('listening', r));
-  const { port } = srv.address();
-  await new Promise((r) => srv.close(r));
-  return port;
-}
+// A free loopback port is one with nothing listening on it.
+const { freePort: closedPort } = require('../deploy/start');
 
 describe('cluster mode', () => {
   it('spreads requests over --workers processes and stops them all on SIGTERM', async () => {
