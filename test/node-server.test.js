@@ -5,6 +5,7 @@ const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
 const { spawnSync } = require('node:child_process');
 const net = require('node:net');
+const os = require('node:os');
 const path = require('node:path');
 const { startTier, ROOT } = require('./helpers/servers');
 const { get, getFresh, qrcodePath } = require('./helpers/http');
@@ -103,7 +104,8 @@ describe('failures', () => {
     const server = await startTier('cli-pool');
     try {
       const workers = () => childPids(server.child.pid).filter((pid) => commName(pid) === 'qr_cli');
-      const [victim] = await waitFor(() => workers().length > 0 && workers(), 5000, 'workers');
+      const poolSize = os.availableParallelism(); // cli-pool's default
+      const [victim] = await waitFor(() => workers().length === poolSize && workers(), 5000, 'workers');
       const results = [];
       let running = true;
       const client = async (c) => {
@@ -117,7 +119,7 @@ describe('failures', () => {
       await new Promise((r) => setTimeout(r, 500));
       process.kill(victim, 'SIGKILL');
       const killedAt = Date.now();
-      await waitFor(() => workers().length === 2 && !workers().includes(victim), 5000, 'a replacement');
+      await waitFor(() => workers().length === poolSize && !workers().includes(victim), 5000, 'a replacement');
       await new Promise((r) => setTimeout(r, 500));
       running = false;
       await Promise.all(clients);
@@ -172,6 +174,57 @@ describe('failures', () => {
       assert.match(stderr.toString(), /^node-server: listen EADDRINUSE/);
     } finally {
       busy.close();
+    }
+  });
+});
+
+describe('an over-long request line', () => {
+  const HEAD = `GET /qrcode?text=${'x'.repeat(64 << 10)}`;
+  const MORE = Buffer.alloc(256 << 10, 'x');
+
+  /** Connects, sends HEAD and resolves with the socket once the answer has arrived. */
+  function answered(url) {
+    const { hostname, port } = new URL(url);
+    const socket = net.connect({ host: hostname, port: Number(port), allowHalfOpen: true });
+    const chunks = [];
+    socket.on('data', (c) => chunks.push(c));
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    socket.on('error', (err) => (socket.failure = err));
+    socket.write(HEAD);
+    return new Promise((resolve) => socket.once('data', () => resolve({ socket, chunks, closed })));
+  }
+
+  const write = (socket, data) => new Promise((resolve, reject) => socket.write(data, (err) => (err ? reject(err) : resolve())));
+
+  it('keeps reading after its 414, so the client is not reset before it reads the answer', async () => {
+    const server = await startTier('js');
+    try {
+      const { socket, chunks, closed } = await answered(server.url);
+      // Closing with this unread would make the kernel answer with a RST.
+      for (let i = 0; i < 3; i++) {
+        await write(socket, MORE);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      socket.end();
+      await closed;
+      assert.equal(socket.failure, undefined);
+      assert.match(Buffer.concat(chunks).toString('latin1'), /^HTTP\/1\.1 414 URI Too Long\r\n[^]*\r\n\r\nuri too long/);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('cuts off a client that keeps sending after its 414', async () => {
+    const server = await startTier('js');
+    try {
+      const { socket, closed } = await answered(server.url);
+      const sending = setInterval(() => socket.writable && socket.write(MORE.subarray(0, 16 << 10)), 50);
+      await Promise.race([closed, new Promise((_, reject) => setTimeout(() => reject(new Error('still open after 10 s')), 10_000))]).finally(
+        () => clearInterval(sending),
+      );
+      assert.ok(socket.destroyed);
+    } finally {
+      await server.stop();
     }
   });
 });

@@ -4,6 +4,9 @@
 // same status and text as qr_server (qr_server/src/app.rs).
 const MAX_REQUEST_TARGET_BYTES = 8192;
 const URI_TOO_LONG = `uri too long (limit ${MAX_REQUEST_TARGET_BYTES} bytes)`;
+// How long an answered connection keeps draining what the client still sends.
+const LINGER_MS = 2000;
+const answered = new WeakSet();
 
 /** express middleware: 414 for a target longer than the limit. */
 function refuseLongUris(req, res, next) {
@@ -18,6 +21,10 @@ function refuseLongUris(req, res, next) {
  * 414 like the middleware. Other parse errors get Node's own answers.
  */
 function answerClientError(err, socket) {
+  // The parser fails again on every later chunk. Keep reading them: closing
+  // with unread input sends a RST, which can erase our answer before the
+  // client reads it (RFC 9112 section 9.6, nginx's lingering close).
+  if (answered.has(socket)) return;
   if (err.code === 'ECONNRESET' || !socket.writable) return socket.destroy();
   let status = 400;
   let body = '';
@@ -35,6 +42,10 @@ function answerClientError(err, socket) {
     `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
+  answered.add(socket);
+  // A client that never stops sending is cut off after the grace period.
+  const linger = setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  socket.once('close', () => clearTimeout(linger));
 }
 
-module.exports = { refuseLongUris, answerClientError, MAX_REQUEST_TARGET_BYTES, URI_TOO_LONG };
+module.exports = { refuseLongUris, answerClientError, LINGER_MS, MAX_REQUEST_TARGET_BYTES, URI_TOO_LONG };
