@@ -16,6 +16,7 @@ const SERVER = path.join(ROOT, 'node-server/server.js');
 
 // A free loopback port is one with nothing listening on it.
 const { freePort: closedPort } = require('../deploy/start');
+const { LINGER_MS } = require('../node-server/lib/http-limits');
 
 describe('cluster mode', () => {
   it('spreads requests over --workers processes and stops them all on SIGTERM', async () => {
@@ -219,7 +220,8 @@ describe('an over-long request line', () => {
     try {
       const { socket, closed } = await answered(server.url);
       const sending = setInterval(() => socket.writable && socket.write(MORE.subarray(0, 16 << 10)), 50);
-      await Promise.race([closed, new Promise((_, reject) => setTimeout(() => reject(new Error('still open after 10 s')), 10_000))]).finally(
+      const deadline = LINGER_MS + 8000;
+      await Promise.race([closed, new Promise((_, reject) => setTimeout(() => reject(new Error(`still open after ${deadline} ms`)), deadline))]).finally(
         () => clearInterval(sending),
       );
       assert.ok(socket.destroyed);

@@ -6,7 +6,7 @@ const assert = require('node:assert/strict');
 const http = require('node:http');
 const os = require('node:os');
 const { startTier } = require('./helpers/servers');
-const { getFresh, qrcodePath } = require('./helpers/http');
+const { send, getFresh, qrcodePath } = require('./helpers/http');
 const { decodeQrPng } = require('./helpers/decode');
 const { childPids, commName, waitFor } = require('./helpers/processes');
 
@@ -20,23 +20,6 @@ const SLOTS = {
 const QUEUING_TIERS = Object.keys(SLOTS);
 const LONG_TEXT = (i) => `${i} `.padEnd(500, 'x');
 
-/** GET over `agent`; `flushed` settles once the request is handed to the kernel. */
-function send(agent, baseUrl, path) {
-  const { hostname, port } = new URL(baseUrl);
-  const req = http.request({ host: hostname, port, path, agent });
-  const flushed = new Promise((resolve) => req.once('finish', resolve));
-  const response = new Promise((resolve, reject) => {
-    req.on('response', (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on('error', reject);
-  });
-  req.end();
-  return { flushed, response };
-}
-
 /**
  * GETs every path so that all of them reach the server in one event-loop
  * turn, which makes the limiter's answer exact instead of a race with the
@@ -47,14 +30,14 @@ function send(agent, baseUrl, path) {
 async function getInOneTurn(server, paths) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: paths.length });
   try {
-    const warm = await Promise.all(paths.map(() => send(agent, server.url, '/healthz').response));
+    const warm = await Promise.all(paths.map(() => send(server.url, '/healthz', agent).response));
     assert.ok(warm.every((r) => r.status === 200));
     const [idle] = Object.values(agent.freeSockets);
     assert.equal(idle.length, paths.length, 'one open connection per request');
     process.kill(server.child.pid, 'SIGSTOP');
     let requests;
     try {
-      requests = paths.map((p) => send(agent, server.url, p));
+      requests = paths.map((p) => send(server.url, p, agent));
       await Promise.all(requests.map((r) => r.flushed));
       await new Promise((r) => setTimeout(r, 100)); // loopback delivery
     } finally {

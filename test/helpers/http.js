@@ -6,21 +6,29 @@ const net = require('node:net');
 const agent = new http.Agent({ keepAlive: true });
 
 /**
- * GET `path` exactly as given (no URL normalisation) from `baseUrl`.
- * @returns {Promise<{ status: number, headers: object, body: Buffer }>}
+ * GET `path` exactly as given (no URL normalisation) from `baseUrl` over
+ * `httpAgent` (false: a connection of its own); `flushed` settles once the
+ * request is handed to the kernel.
+ * @returns {{ flushed: Promise<void>, response: Promise<{ status: number, headers: object, body: Buffer }> }}
  */
-function get(baseUrl, path) {
+function send(baseUrl, path, httpAgent) {
   const { hostname, port } = new URL(baseUrl);
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: hostname, port, path, agent }, (res) => {
+  const req = http.request({ host: hostname, port, path, agent: httpAgent });
+  const flushed = new Promise((resolve) => req.once('finish', resolve));
+  const response = new Promise((resolve, reject) => {
+    req.on('response', (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
     });
     req.on('error', reject);
-    req.end();
   });
+  req.end();
+  return { flushed, response };
 }
+
+/** GET over a shared keep-alive agent. */
+const get = (baseUrl, path) => send(baseUrl, path, agent).response;
 
 /** The request path for a text, percent-encoded as a browser would. */
 function qrcodePath(text) {
@@ -28,18 +36,7 @@ function qrcodePath(text) {
 }
 
 /** GET on a connection of its own: a burst of these arrives all at once. */
-function getFresh(baseUrl, path) {
-  const { hostname, port } = new URL(baseUrl);
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: hostname, port, path, agent: false }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const getFresh = (baseUrl, path) => send(baseUrl, path, false).response;
 
 /**
  * Writes raw bytes on a new connection and reads until the server closes it.
@@ -62,4 +59,4 @@ function rawRequest(baseUrl, data) {
   });
 }
 
-module.exports = { get, getFresh, rawRequest, qrcodePath, agent };
+module.exports = { send, get, getFresh, rawRequest, qrcodePath, agent };
