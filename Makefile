@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: setup build build-rust build-napi build-wasm bench bench-core soak serve deploy test test-rust test-node lint clean
+.PHONY: setup build build-rust build-napi build-wasm build-testing bench bench-core soak serve deploy test test-rust test-node lint clean
 
 setup:
 	scripts/setup.sh
@@ -20,6 +20,10 @@ build-wasm:
 # @napi-rs/cli builds qr_napi and writes its index.js / index.d.ts loader.
 build-napi:
 	npm run build -w qr_napi
+
+# Test-only variants (cargo feature `testing`) in target/testing: never shipped.
+build-testing:
+	scripts/build-testing.sh
 
 ## Build everything, then start a tier (TIER=cli-pool by default) on port 42069.
 serve: build
@@ -43,7 +47,7 @@ soak: build
 	node bench/run.js --soak 10m $(BENCH_ARGS)
 
 ## Build everything and run every test.
-test: build lint test-rust test-node
+test: build build-testing lint test-rust test-node
 
 lint:
 	$(CARGO) fmt --all --check

@@ -5,7 +5,8 @@
 const cluster = require('node:cluster');
 const { parseArgs } = require('node:util');
 const { createApp } = require('./app');
-const { answerClientError } = require('./lib/http-limits');
+const { createBackoff } = require('./lib/backoff');
+const { createHttpServer, LIMITS } = require('./lib/http-server');
 const { loadTier, tierNames } = require('./tiers');
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -16,8 +17,11 @@ const USAGE = `Usage: node node-server/server.js --tier <name> [options]
   --host HOST      listen address (env HOST, default 127.0.0.1)
   --port PORT      listen port, 0 for a free one (env PORT, default 42069)
   --workers N      N > 1 runs a cluster of N processes (env WORKERS, default 1)
-  --max-queue N    cli, cli-pool, napi-async: requests that may wait for a
-                   slot per process; past it 503 "server busy" (env QR_MAX_QUEUE, default 512)
+  --max-queue N    requests that may wait for a generation slot per process;
+                   past it 503 "server busy" (env QR_MAX_QUEUE, default 512)
+  --max-connections N
+                   open connections per process; past it 503 and close
+                   (env QR_MAX_CONNECTIONS, default 4096)
   --upstream URL   axum-proxy: use this qr_server instead of starting one (env QR_UPSTREAM)
 
 Prints "node-server listening on http://ADDR" when ready; SIGTERM or SIGINT
@@ -32,6 +36,7 @@ function parseOptions(argv, env) {
       port: { type: 'string', default: env.PORT ?? '42069' },
       workers: { type: 'string', default: env.WORKERS ?? '1' },
       'max-queue': { type: 'string', default: env.QR_MAX_QUEUE ?? '512' },
+      'max-connections': { type: 'string', default: env.QR_MAX_CONNECTIONS ?? String(LIMITS.maxConnections) },
       upstream: { type: 'string', default: env.QR_UPSTREAM },
       help: { type: 'boolean', short: 'h' },
     },
@@ -40,12 +45,16 @@ function parseOptions(argv, env) {
   const port = Number(values.port);
   const workers = Number(values.workers);
   const maxQueue = Number(values['max-queue']);
+  const maxConnections = Number(values['max-connections']);
   if (!values.tier) throw new Error('--tier is required');
   if (!tierNames.includes(values.tier)) throw new Error(`unknown tier "${values.tier}" (one of: ${tierNames.join(', ')})`);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port "${values.port}"`);
   if (!Number.isInteger(workers) || workers < 1) throw new Error(`invalid workers "${values.workers}"`);
   if (!Number.isInteger(maxQueue) || maxQueue < 0) throw new Error(`invalid max-queue "${values['max-queue']}"`);
-  return { tier: values.tier, host: values.host, port, workers, maxQueue, upstream: values.upstream };
+  if (!Number.isInteger(maxConnections) || maxConnections < 1) {
+    throw new Error(`invalid max-connections "${values['max-connections']}"`);
+  }
+  return { tier: values.tier, host: values.host, port, workers, maxQueue, maxConnections, upstream: values.upstream };
 }
 
 function fatal(err) {
@@ -58,8 +67,8 @@ async function serve(options) {
   const tier = loadTier(options.tier);
   await tier.start?.(options);
   const app = createApp({ tier: options.tier, generateQrCode: tier.generateQrCode });
-  const server = app.listen(options.port, options.host);
-  server.on('clientError', answerClientError);
+  const { server, shutdown } = createHttpServer(app, { maxConnections: options.maxConnections });
+  server.listen(options.port, options.host);
   await new Promise((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -71,11 +80,7 @@ async function serve(options) {
   onShutdownSignal(async () => {
     // Stop accepting, answer what is in flight, and close every keep-alive
     // connection once it is idle instead of waiting out its timeout.
-    server.close();
-    server.on('request', (req, res) => res.setHeader('Connection', 'close'));
-    const sweep = setInterval(() => server.closeIdleConnections(), 50);
-    await new Promise((resolve) => server.once('close', resolve));
-    clearInterval(sweep);
+    await shutdown();
     await tier.close?.();
   });
 }
@@ -85,9 +90,11 @@ async function serveCluster(options) {
   const tier = loadTier(options.tier);
   const shared = options.upstream ? undefined : await tier.startShared?.(options);
   const workerOptions = JSON.stringify({ ...options, upstream: shared?.upstream ?? options.upstream });
+  // A worker that keeps dying young is forked again ever more slowly.
+  const backoff = createBackoff();
   let listening = 0;
   let stopping = false;
-  const fork = () => cluster.fork({ QR_WORKER_OPTIONS: workerOptions });
+  const fork = () => Object.assign(cluster.fork({ QR_WORKER_OPTIONS: workerOptions }), { forkedAt: Date.now() });
   cluster.on('listening', (worker, address) => {
     if (++listening === options.workers) {
       console.log(`node-server (${options.tier}, ${options.workers} workers) listening on http://${options.host}:${address.port}`);
@@ -96,8 +103,9 @@ async function serveCluster(options) {
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
     if (listening < options.workers) fatal(new Error(`worker failed to start (exit ${signal ?? code})`));
-    console.error(`worker ${worker.process.pid} exited with ${signal ?? code}; forking a new one`);
-    fork();
+    const delay = backoff.next(Date.now() - worker.forkedAt);
+    console.error(`worker ${worker.process.pid} exited with ${signal ?? code}; forking a new one in ${delay} ms`);
+    setTimeout(() => stopping || fork(), delay);
   });
   for (let i = 0; i < options.workers; i++) fork();
   onShutdownSignal(async () => {

@@ -9,12 +9,6 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
-/** Test-only: panics on a libuv thread, to prove Node survives it. */
-export declare function __panicForTesting(): Promise<Buffer>
-
-/** Test-only: panics inside the sync path, to prove Node survives it. */
-export declare function __panicForTestingSync(): Buffer
-
 /** QR-code PNG of `text`, computed on libuv's thread pool. */
 export declare function generateQrCode(text: string, signal?: AbortSignal | undefined | null): Promise<Buffer>
 

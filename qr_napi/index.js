@@ -835,7 +835,5 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
-module.exports.__panicForTesting = nativeBinding.__panicForTesting
-module.exports.__panicForTestingSync = nativeBinding.__panicForTestingSync
 module.exports.generateQrCode = nativeBinding.generateQrCode
 module.exports.generateQrCodeSync = nativeBinding.generateQrCodeSync

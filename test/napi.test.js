@@ -13,6 +13,7 @@ const addon = require('@qr-toolkit/napi');
 const { ROOT } = require('./helpers/servers');
 const { decodeQrPng } = require('./helpers/decode');
 const { VALID_TEXTS } = require('./helpers/fixtures');
+const { PANIC_TEXT, NAPI_NODE } = require('./helpers/testing-build');
 
 const QR_CLI = process.env.QR_CLI_BIN || path.join(ROOT, 'target/release/qr_cli');
 
@@ -43,17 +44,25 @@ describe('qr_napi addon', () => {
   it('turns a Rust panic into an Error, sync and on the thread pool, and keeps working', async () => {
     // The panic message goes to stderr; run in a child to keep this output clean
     // and to prove the process itself survives and exits normally.
+    // The testing build (scripts/build-testing.sh) panics on PANIC_TEXT.
     const script = `
-      const addon = require('@qr-toolkit/napi');
+      const addon = require(${JSON.stringify(NAPI_NODE)});
+      const text = ${JSON.stringify(PANIC_TEXT)};
       const out = [];
-      try { addon.__panicForTestingSync(); } catch (e) { out.push(e.code, e.message); }
-      addon.__panicForTesting().catch((e) => out.push(e.code)).then(async () => {
+      try { addon.generateQrCodeSync(text); } catch (e) { out.push(e.code, e.message); }
+      addon.generateQrCode(text).catch((e) => out.push(e.code)).then(async () => {
         out.push((await addon.generateQrCode('still alive')).length > 0);
         console.log(JSON.stringify(out));
       });`;
     const { status, stdout } = spawnSync(process.execPath, ['-e', script], { cwd: ROOT, env: { ...process.env, RUST_BACKTRACE: '0' } });
     assert.equal(status, 0);
     assert.deepEqual(JSON.parse(stdout), ['PANIC', 'qr_napi panicked: test-only panic', 'PANIC', true]);
+  });
+
+  it('ships no test hook: PANIC_TEXT is just a text', async () => {
+    assert.deepEqual(Object.keys(addon).filter((k) => /test/i.test(k)), []);
+    assert.equal((await decodeQrPng(addon.generateQrCodeSync(PANIC_TEXT))).text, PANIC_TEXT);
+    assert.doesNotMatch(fs.readFileSync(path.join(ROOT, 'qr_napi/index.d.ts'), 'utf8'), /Testing/);
   });
 
   it('can be aborted with an AbortSignal', async () => {

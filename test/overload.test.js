@@ -1,6 +1,6 @@
 'use strict';
 
-// Bounded queues and gone clients on the tiers that queue work.
+// Bounded queues and gone clients on every tier that queues work in node-server.
 const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
 const http = require('node:http');
@@ -11,10 +11,15 @@ const { decodeQrPng } = require('./helpers/decode');
 const { childPids, commName, waitFor } = require('./helpers/processes');
 
 // Requests each tier runs at once (node-server/tiers/*.js); napi-async is
-// started with 2 libuv threads.
+// started with 2 libuv threads. The event-loop tiers run none "at once": a
+// request waits in the loop queue until its slice runs.
 const SLOTS = {
+  js: 0,
   cli: os.availableParallelism() * 2,
   'cli-pool': os.availableParallelism() * 4,
+  wasm: 0,
+  'wasm-raw': 0,
+  napi: 0,
   'napi-async': 2 * 16,
 };
 const QUEUING_TIERS = Object.keys(SLOTS);

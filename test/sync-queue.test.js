@@ -1,39 +1,65 @@
 'use strict';
 
 // node-server/lib/sync-queue.js: synchronous jobs in order, with the event
-// loop turning between slices.
+// loop turning between slices, a bounded wait and abort-on-hang-up.
 const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
-const { runOnLoop } = require('../node-server/lib/sync-queue');
+const { createLoopQueue } = require('../node-server/lib/sync-queue');
 
 const busy = (ms) => {
   const end = Date.now() + ms;
   while (Date.now() < end);
 };
 
-describe('runOnLoop', () => {
+describe('createLoopQueue', () => {
   it('runs jobs in arrival order and passes results and errors through', async () => {
+    const queue = createLoopQueue();
     const order = [];
     const results = await Promise.allSettled([
-      runOnLoop(() => order.push('a') && 'a'),
-      runOnLoop(() => {
+      queue.run(() => order.push('a') && 'a'),
+      queue.run(() => {
         order.push('b');
         throw new Error('b failed');
       }),
-      runOnLoop(() => order.push('c') && Promise.resolve('c')),
+      queue.run(() => order.push('c') && Promise.resolve('c')),
     ]);
     assert.deepEqual(order, ['a', 'b', 'c']);
     assert.deepEqual(results.map((r) => r.value ?? r.reason.message), ['a', 'b failed', 'c']);
   });
 
   it('lets the event loop turn between slices of long jobs', async () => {
+    const queue = createLoopQueue();
     const events = [];
-    const jobs = Array.from({ length: 5 }, (_, i) => runOnLoop(() => (busy(5), events.push(`job ${i}`))));
+    const jobs = Array.from({ length: 5 }, (_, i) => queue.run(() => (busy(5), events.push(`job ${i}`))));
     // A callback two loop turns from now must not wait for all 25 ms of jobs.
     setImmediate(() => setImmediate(() => events.push('turn')));
     await Promise.all(jobs);
     await new Promise((r) => setImmediate(r));
     const turn = events.indexOf('turn');
     assert.ok(turn > 0 && turn < 5, events.join(', '));
+  });
+
+  it('refuses past maxQueue with 503 "server busy" and frees places as jobs run', async () => {
+    const queue = createLoopQueue({ maxQueue: 3 });
+    const accepted = [1, 2, 3].map((i) => queue.run(() => i));
+    await assert.rejects(queue.run(() => 4), { code: 'SERVER_BUSY', status: 503, message: 'server busy' });
+    assert.equal(queue.size, 3);
+    assert.deepEqual(await Promise.all(accepted), [1, 2, 3]);
+    assert.equal(queue.size, 0);
+    assert.equal(await queue.run(() => 5), 5);
+  });
+
+  it('drops a job whose signal aborts before it runs, and gives its place back', async () => {
+    const queue = createLoopQueue({ maxQueue: 2 });
+    const ran = [];
+    const abort = new AbortController();
+    const gone = queue.run(() => ran.push('gone'), { signal: abort.signal });
+    const kept = queue.run(() => ran.push('kept'));
+    abort.abort(new Error('client hung up'));
+    await assert.rejects(gone, /client hung up/);
+    assert.equal(queue.size, 1);
+    await kept;
+    assert.deepEqual(ran, ['kept']);
+    await assert.rejects(queue.run(() => 0, { signal: abort.signal }), /client hung up/);
   });
 });

@@ -1,14 +1,19 @@
 'use strict';
 
 // The two Wasm tiers' adapters, in process: errors, traps, and leaks.
-const { describe, it } = require('node:test');
+const { describe, it, afterEach } = require('node:test');
 const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
 const { httpResponseFor } = require('../node-server/lib/errors');
 const { decodeQrPng } = require('./helpers/decode');
+const { PANIC_TEXT, TESTING_ENV } = require('./helpers/testing-build');
+const { ROOT } = require('./helpers/servers');
 
 for (const name of ['wasm', 'wasm-raw']) {
   describe(`tier ${name} adapter`, () => {
     const tier = require(`../node-server/tiers/${name}`);
+    afterEach(() => delete process.env.QR_WASM_DIR);
 
     it('throws the core error codes and messages', async () => {
       await tier.start();
@@ -19,15 +24,32 @@ for (const name of ['wasm', 'wasm-raw']) {
     });
 
     it('answers a trap with a 500 and a fresh instance that works', async () => {
+      // The testing build (scripts/build-testing.sh) panics, so traps, on PANIC_TEXT.
+      process.env.QR_WASM_DIR = TESTING_ENV.QR_WASM_DIR;
       await tier.start();
-      const err = await tier.trapForTesting().then(() => null, (e) => e);
+      const err = await tier.generateQrCode(PANIC_TEXT).then(() => null, (e) => e);
       assert.equal(err?.code, 'WASM_TRAP');
       assert.deepEqual(httpResponseFor(err), [500, 'failed generating qr code', {}]);
       const png = await tier.generateQrCode('after the trap');
       assert.equal((await decodeQrPng(png)).text, 'after the trap');
     });
+
+    it('ships no test hook: PANIC_TEXT is just a text', async () => {
+      await tier.start();
+      assert.equal((await decodeQrPng(await tier.generateQrCode(PANIC_TEXT))).text, PANIC_TEXT);
+    });
   });
 }
+
+describe('the shipped Wasm modules', () => {
+  it('export only their API', () => {
+    const raw = new WebAssembly.Module(fs.readFileSync(path.join(ROOT, 'qr_wasm/pkg-raw/qr_wasm_raw.wasm')));
+    const names = WebAssembly.Module.exports(raw).map((e) => e.name);
+    for (const name of ['memory', 'qr_alloc', 'qr_free', 'qr_generate']) assert.ok(names.includes(name), name);
+    assert.deepEqual(names.filter((n) => /test|trap/i.test(n)), []);
+    assert.doesNotMatch(fs.readFileSync(path.join(ROOT, 'qr_wasm/pkg/qr_wasm.d.ts'), 'utf8'), /Testing/);
+  });
+});
 
 describe('wasm-raw memory', () => {
   it('stops growing after warm-up over 100,000 calls', async () => {

@@ -18,9 +18,9 @@ const LAUNCHER_TIERS = new Set(['axum-nginx']);
  * The command that starts a tier's server: node-server; qr_server alone for
  * `axum`; nginx in front of one qr_server (deploy/start.js) for `axum-nginx`.
  */
-function tierCommand(tier, { workers = 1, args = [], cpus } = {}) {
+function tierCommand(tier, { workers = 1, args = [], cpus, env } = {}) {
   let command;
-  if (tier === 'axum') command = [QR_SERVER_BIN, '--port', '0', ...args];
+  if (tier === 'axum') command = [env?.QR_SERVER_BIN ?? QR_SERVER_BIN, '--port', '0', ...args];
   else if (tier === 'axum-nginx') command = [process.execPath, path.join(ROOT, 'deploy/start.js'), '--port', '0', '--qr-servers', '1', '--tier', 'none', ...args];
   else command = [process.execPath, path.join(ROOT, 'node-server/server.js'), '--tier', tier, '--port', '0', '--workers', String(workers), ...args];
   // `cpus` (e.g. "1-3") pins the server and every process it starts.

@@ -8,19 +8,26 @@ const { EventEmitter } = require('node:events');
 const { QrError, coreError } = require('./errors');
 
 const HEADER_BYTES = 5;
+// A generation takes well under a millisecond; a request unanswered this long
+// means the worker hangs (stopped, looping, starved), and it is replaced.
+const DEADLINE_MS = 2000;
 
 class QrCliWorker extends EventEmitter {
-  constructor(bin) {
+  constructor(bin, { deadlineMs = DEADLINE_MS } = {}) {
     super();
-    this.pending = []; // answered in request order
+    this.deadlineMs = deadlineMs;
+    this.pending = []; // { resolve, reject, sentAt }, answered in request order
     this.chunks = [];
     this.buffered = 0;
     this.exited = false;
+    this.timer = null;
     this.child = spawnOwned(bin, ['--serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
-    this.child.stdout.on('data', (chunk) => this.onData(chunk));
-    this.child.stdin.on('error', () => {}); // EPIPE when it dies; 'exit' handles it
-    this.child.on('error', (err) => this.onExit(err.message));
-    this.child.on('exit', (code, signal) => this.onExit(`exited with ${signal ?? code}`));
+    // First: a failed spawn (EMFILE, ENOENT) reports here and leaves stdio null.
+    this.child.on('error', (err) => this.end(`failed: ${err.message}`));
+    // 'close', not 'exit': every answer it wrote has been read by then.
+    this.child.on('close', (code, signal) => this.end(`exited with ${signal ?? code}`));
+    this.child.stdout?.on('data', (chunk) => this.onData(chunk));
+    this.child.stdin?.on('error', () => {}); // EPIPE when it dies; 'close' handles it
   }
 
   get inFlight() {
@@ -34,9 +41,19 @@ class QrCliWorker extends EventEmitter {
     frame.writeUInt32BE(len, 0);
     frame.write(text, 4, 'utf8');
     return new Promise((resolve, reject) => {
-      this.pending.push({ resolve, reject });
+      this.pending.push({ resolve, reject, sentAt: Date.now() });
+      if (this.pending.length === 1) this.armDeadline();
       this.child.stdin.write(frame);
     });
+  }
+
+  /** Times the oldest unanswered request. */
+  armDeadline() {
+    clearTimeout(this.timer);
+    if (!this.pending.length) return;
+    const wait = this.pending[0].sentAt + this.deadlineMs - Date.now();
+    this.timer = setTimeout(() => this.kill('SIGKILL', `missed the ${this.deadlineMs} ms deadline`), Math.max(wait, 0));
+    this.timer.unref();
   }
 
   onData(chunk) {
@@ -53,9 +70,12 @@ class QrCliWorker extends EventEmitter {
       const rest = data.subarray(frameBytes);
       this.chunks = rest.length ? [rest] : [];
       this.buffered = rest.length;
-      const { resolve, reject } = this.pending.shift();
-      if (data[0] === 0) resolve(payload);
-      else reject(coreError(data[0], payload.toString('utf8')));
+      const request = this.pending.shift();
+      // An answer nobody asked for: the stream is out of step, the worker unusable.
+      if (!request) return this.kill('SIGKILL', 'answered a request it was not sent');
+      this.armDeadline();
+      if (data[0] === 0) request.resolve(payload);
+      else request.reject(coreError(data[0], payload.toString('utf8')));
     }
   }
 
@@ -65,12 +85,14 @@ class QrCliWorker extends EventEmitter {
     return data;
   }
 
-  onExit(reason) {
+  end(reason) {
     if (this.exited) return;
     this.exited = true;
+    clearTimeout(this.timer);
+    const why = this.reason ?? reason;
     const lost = this.pending.splice(0);
-    for (const { reject } of lost) reject(new QrError('CHILD_FAILED', `qr_cli worker ${reason}`));
-    this.emit('exit', reason);
+    for (const { reject } of lost) reject(new QrError('CHILD_FAILED', `qr_cli worker ${why}`));
+    this.emit('exit', why);
   }
 
   /** Closes stdin so the worker finishes what it has and exits by itself. */
@@ -82,9 +104,11 @@ class QrCliWorker extends EventEmitter {
     });
   }
 
-  kill(signal) {
+  /** Kills the worker; its unanswered requests fail with `reason`. */
+  kill(signal, reason) {
+    if (reason) this.reason ??= reason;
     this.child.kill(signal);
   }
 }
 
-module.exports = { QrCliWorker };
+module.exports = { QrCliWorker, DEADLINE_MS };

@@ -44,11 +44,6 @@ class QrWasmRaw {
     return result;
   }
 
-  /** Test-only: traps, as a bug inside the module would. */
-  trapForTesting() {
-    this.exports.qr_trap_for_testing();
-  }
-
   get memoryBytes() {
     return this.exports.memory.buffer.byteLength;
   }

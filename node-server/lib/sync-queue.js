@@ -6,36 +6,82 @@
 // left new connections in the kernel's accept queue: the js tier at 200
 // connections kept some waiting over 10 s. Between slices Node accepts,
 // reads and writes.
+//
+// Bounded like the Limiter of the other tiers: at most `maxQueue` jobs wait,
+// the next is refused with 503 `server busy`, and a job whose signal aborts
+// (its client hung up) leaves the queue without running.
 const { performance } = require('node:perf_hooks');
+const { serverBusy } = require('./errors');
 
 const SLICE_MS = 2;
-const queue = [];
-let scheduled = false;
 
-function drain() {
-  const end = performance.now() + SLICE_MS;
-  do {
-    const { job, resolve, reject } = queue.shift();
-    try {
-      resolve(job());
-    } catch (err) {
-      reject(err);
+/**
+ * @param {{ maxQueue?: number, sliceMs?: number }} [options]
+ * @returns {{ run<T>(job: () => T, options?: { signal?: AbortSignal }): Promise<Awaited<T>>, readonly size: number }}
+ */
+function createLoopQueue({ maxQueue = Infinity, sliceMs = SLICE_MS } = {}) {
+  // FIFO as an array with a moving head: shift() on a long array is O(n).
+  let jobs = [];
+  let head = 0;
+  let scheduled = false;
+
+  function drain() {
+    const end = performance.now() + sliceMs;
+    do {
+      const entry = jobs[head];
+      jobs[head++] = undefined;
+      if (entry.cancelled) continue;
+      entry.signal?.removeEventListener('abort', entry.onAbort);
+      try {
+        entry.resolve(entry.job());
+      } catch (err) {
+        entry.reject(err);
+      }
+    } while (head < jobs.length && performance.now() < end);
+    if (head === jobs.length) {
+      jobs = [];
+      head = 0;
     }
-  } while (queue.length && performance.now() < end);
-  scheduled = queue.length > 0;
-  // Queued from inside the check phase, this runs on the next turn.
-  if (scheduled) setImmediate(drain);
+    scheduled = head < jobs.length;
+    // Queued from inside the check phase, this runs on the next turn.
+    if (scheduled) setImmediate(drain);
+  }
+
+  let waiting = 0;
+  function run(job, { signal } = {}) {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (waiting >= maxQueue) return Promise.reject(serverBusy());
+    return new Promise((resolve, reject) => {
+      const entry = { job, signal, cancelled: false, onAbort: null, resolve, reject };
+      waiting++;
+      const settle = (fn) => (value) => {
+        waiting--;
+        fn(value);
+      };
+      entry.resolve = settle(resolve);
+      entry.reject = settle(reject);
+      if (signal) {
+        entry.onAbort = () => {
+          entry.cancelled = true;
+          entry.reject(signal.reason);
+        };
+        signal.addEventListener('abort', entry.onAbort, { once: true });
+      }
+      jobs.push(entry);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(drain);
+      }
+    });
+  }
+
+  return {
+    run,
+    /** Jobs waiting to run. */
+    get size() {
+      return waiting;
+    },
+  };
 }
 
-/** @template T @param {() => T} job @returns {Promise<Awaited<T>>} */
-function runOnLoop(job) {
-  return new Promise((resolve, reject) => {
-    queue.push({ job, resolve, reject });
-    if (!scheduled) {
-      scheduled = true;
-      setImmediate(drain);
-    }
-  });
-}
-
-module.exports = { runOnLoop };
+module.exports = { createLoopQueue, SLICE_MS };

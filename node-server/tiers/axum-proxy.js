@@ -2,76 +2,85 @@
 
 // Tier 4: express forwards the work to qr_server over keep-alive connections.
 // Either node-server owns the upstream (starts it on a free loopback port and
-// restarts it if it dies) or `--upstream URL` names one run elsewhere.
-const { Pool } = require('undici');
+// restarts it there if it dies) or `--upstream URL` names one run elsewhere.
+const { Pool, errors } = require('undici');
 const { QrError } = require('../lib/errors');
-const { startQrServer, stopChild } = require('../lib/qr-server-process');
+const { superviseQrServer } = require('../lib/qr-server-process');
 
 const UPSTREAM_UNAVAILABLE = 'qr upstream unavailable';
-const RESTART_DELAY_MS = 100;
+const UPSTREAM_TIMED_OUT = 'qr upstream timed out';
+// An answer takes well under a millisecond of work; seconds mean it is stuck.
+const UPSTREAM_TIMEOUT_MS = 10_000;
 
 let pool;
-let owned; // the qr_server child, when node-server started it
-let closing = false;
+let owned; // the supervised qr_server, when node-server started it
 
 async function start({ upstream } = {}) {
-  if (upstream) {
-    pool = newPool(upstream);
-  } else {
-    await startOwnedUpstream();
+  if (!upstream) {
+    owned = await superviseQrServer();
+    upstream = owned.url;
   }
-}
-
-async function startOwnedUpstream() {
-  const { child, url } = await startQrServer();
-  owned = child;
-  const previous = pool;
-  pool = newPool(url);
-  previous?.destroy();
-  child.once('exit', (code, signal) => {
-    if (closing) return;
-    console.error(`qr_server ${child.pid} exited with ${signal ?? code}; restarting it`);
-    setTimeout(() => startOwnedUpstream().catch((err) => console.error(err.message)), RESTART_DELAY_MS).unref();
-  });
-}
-
-function newPool(url) {
-  return new Pool(url, {
+  pool = new Pool(upstream, {
     connections: 256,
-    keepAliveTimeout: 30_000,
+    keepAliveTimeout: 4_000, // below qr_server's 10 s idle timeout
     connectTimeout: 2_000,
-    headersTimeout: 10_000,
-    bodyTimeout: 10_000,
+    headersTimeout: UPSTREAM_TIMEOUT_MS,
+    bodyTimeout: UPSTREAM_TIMEOUT_MS,
   });
 }
 
-async function generateQrCode(text) {
+function request(text, signal) {
+  return pool.request({ method: 'GET', path: `/qrcode?text=${encodeURIComponent(text)}`, signal });
+}
+
+async function generateQrCode(text, { signal } = {}) {
   let response;
   try {
-    response = await pool.request({ method: 'GET', path: `/qrcode?text=${encodeURIComponent(text)}` });
-  } catch (cause) {
-    throw new QrError('UPSTREAM_UNAVAILABLE', UPSTREAM_UNAVAILABLE, { status: 502, expose: true, cause });
+    response = await request(text, signal);
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    // A kept-alive connection the upstream closed just as we sent on it
+    // (restart, idle timeout): GET is idempotent, send it once more.
+    if (!(err instanceof errors.SocketError)) throw upstreamError(err);
+    try {
+      response = await request(text, signal);
+    } catch (again) {
+      throw signal?.aborted ? again : upstreamError(again);
+    }
   }
-  const { statusCode, body } = response;
+  const { statusCode, headers, body } = response;
   // Buffer over the ArrayBuffer undici filled: no second copy.
-  const bytes = Buffer.from(await body.arrayBuffer());
+  let bytes;
+  try {
+    bytes = Buffer.from(await body.arrayBuffer());
+  } catch (err) {
+    throw signal?.aborted ? err : upstreamError(err);
+  }
   if (statusCode === 200) return bytes;
-  // The upstream speaks the same contract: pass its 4xx on, keep 5xx generic.
+  // The upstream speaks the same contract: pass its 4xx and 503 on, keep other 5xx generic.
+  if (statusCode === 503) {
+    throw new QrError('SERVER_BUSY', bytes.toString('utf8'), { status: 503, expose: true, headers: { 'Retry-After': headers['retry-after'] ?? '1' } });
+  }
   const status = statusCode < 500 ? statusCode : 500;
   throw new QrError('UPSTREAM_ERROR', bytes.toString('utf8'), { status });
 }
 
-async function close() {
-  closing = true;
-  await pool?.close();
-  if (owned) await stopChild(owned);
+function upstreamError(cause) {
+  if (cause instanceof errors.HeadersTimeoutError || cause instanceof errors.BodyTimeoutError) {
+    return new QrError('UPSTREAM_TIMEOUT', UPSTREAM_TIMED_OUT, { status: 504, expose: true, cause });
+  }
+  return new QrError('UPSTREAM_UNAVAILABLE', UPSTREAM_UNAVAILABLE, { status: 502, expose: true, cause });
 }
 
-/** Options for cluster workers: share one upstream started by the primary. */
+async function close() {
+  await pool?.close();
+  await owned?.close();
+}
+
+/** For cluster mode: the primary supervises one qr_server all workers share. */
 async function startShared() {
-  const { child, url } = await startQrServer();
-  owned = child;
-  return { upstream: url, close: () => stopChild(child) };
+  const shared = await superviseQrServer();
+  return { upstream: shared.url, close: () => shared.close() };
 }
 
 module.exports = { start, generateQrCode, close, startShared };

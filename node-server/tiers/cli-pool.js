@@ -5,8 +5,7 @@ const os = require('node:os');
 const { binaryPath } = require('../lib/binaries');
 const { Limiter } = require('../lib/limiter');
 const { QrCliWorker } = require('../lib/qr-cli-worker');
-
-const RESPAWN_DELAY_MS = 100;
+const { createBackoff } = require('../lib/backoff');
 // Frames written ahead to each worker: enough that it never waits for Node,
 // few enough that the rest wait here, where a gone client can leave the queue.
 const PIPELINE_DEPTH = 4;
@@ -18,20 +17,22 @@ let closing = false;
 
 async function start({ poolSize = os.availableParallelism(), maxQueue = 512 } = {}) {
   bin = binaryPath('qr_cli');
-  workers = Array.from({ length: poolSize }, (_, i) => spawnWorker(i));
+  workers = Array.from({ length: poolSize }, (_, i) => spawnWorker(i, createBackoff()));
   limiter = new Limiter({ concurrency: poolSize * PIPELINE_DEPTH, maxQueue });
 }
 
-function spawnWorker(slot) {
+function spawnWorker(slot, backoff) {
   const worker = new QrCliWorker(bin);
+  const started = Date.now();
   worker.on('exit', (reason) => {
     if (closing) return;
-    console.error(`qr_cli worker ${worker.child.pid} ${reason}; replacing it`);
-    // Its in-flight requests were already rejected (500). A short delay keeps
-    // a worker that dies at start from spinning.
+    // Its in-flight requests were already rejected (500). The delay (100 ms,
+    // doubling while workers keep dying young) keeps a broken binary from spinning.
+    const delay = backoff.next(Date.now() - started);
+    console.error(`qr_cli worker ${worker.child.pid} ${reason}; replacing it in ${delay} ms`);
     setTimeout(() => {
-      if (!closing) workers[slot] = spawnWorker(slot);
-    }, RESPAWN_DELAY_MS).unref();
+      if (!closing) workers[slot] = spawnWorker(slot, backoff);
+    }, delay).unref();
   });
   return worker;
 }

@@ -26,12 +26,14 @@ function runOnce(text, signal) {
     // No shell, and `-` so the text is never read as a flag. `signal` kills
     // the child when the client goes away.
     const child = spawnOwned(bin, ['-'], { stdio: ['pipe', 'pipe', 'pipe'], signal });
+    // First: a failed spawn (EMFILE, ENOENT) reports here and leaves stdio null.
+    child.on('error', (cause) => reject(new QrError('SPAWN_FAILED', cause.message, { cause })));
+    if (!child.stdin) return;
     const out = [];
     const err = [];
     child.stdout.on('data', (chunk) => out.push(chunk));
     child.stderr.on('data', (chunk) => err.push(chunk));
     child.stdin.on('error', () => {}); // EPIPE if it died early; 'close' reports it
-    child.on('error', (cause) => reject(new QrError('SPAWN_FAILED', cause.message, { cause })));
     child.on('close', (code, signal) => {
       if (code === 0) return resolve(out.length === 1 ? out[0] : Buffer.concat(out));
       const stderr = Buffer.concat(err).toString('utf8');

@@ -2,16 +2,18 @@
 
 // Tier 3: the napi-rs addon called on the event loop, as in the original article.
 const { loadAddon } = require('../lib/addon');
-const { runOnLoop } = require('../lib/sync-queue');
+const { createLoopQueue } = require('../lib/sync-queue');
 
 let addon;
+let queue;
 
-async function start() {
+async function start({ maxQueue = 512 } = {}) {
   addon = loadAddon();
+  queue = createLoopQueue({ maxQueue });
 }
 
-function generateQrCode(text) {
-  return runOnLoop(() => addon.generateQrCodeSync(text));
+function generateQrCode(text, { signal } = {}) {
+  return queue.run(() => addon.generateQrCodeSync(text), { signal });
 }
 
 module.exports = { start, generateQrCode };

@@ -3,14 +3,16 @@
 // Tier 2: the same core behind the hand-written Wasm ABI and a small loader.
 const fs = require('node:fs');
 const { QrWasmRaw } = require('../lib/qr-wasm-raw');
-const { runOnLoop } = require('../lib/sync-queue');
+const { createLoopQueue } = require('../lib/sync-queue');
 const { withTrapRecovery } = require('../lib/wasm-trap');
 const { wasmFile } = require('../lib/wasm-files');
 
 let module_;
 let instance;
+let queue;
 
-async function start() {
+async function start({ maxQueue = 512 } = {}) {
+  queue = createLoopQueue({ maxQueue });
   module_ = new WebAssembly.Module(fs.readFileSync(wasmFile('pkg-raw/qr_wasm_raw.wasm')));
   instance = new QrWasmRaw(module_);
 }
@@ -19,13 +21,8 @@ function replaceInstance() {
   instance = new QrWasmRaw(module_);
 }
 
-function generateQrCode(text) {
-  return runOnLoop(() => withTrapRecovery(() => instance.generateQrCode(text), replaceInstance));
-}
-
-/** Test-only: traps the instance through the same path as a real call. */
-async function trapForTesting() {
-  withTrapRecovery(() => instance.trapForTesting(), replaceInstance);
+function generateQrCode(text, { signal } = {}) {
+  return queue.run(() => withTrapRecovery(() => instance.generateQrCode(text), replaceInstance), { signal });
 }
 
 /** The current instance's memory size, for the leak test. */
@@ -33,4 +30,4 @@ function memoryBytes() {
   return instance.memoryBytes;
 }
 
-module.exports = { start, generateQrCode, trapForTesting, memoryBytes };
+module.exports = { start, generateQrCode, memoryBytes };

@@ -1,12 +1,13 @@
 'use strict';
 
 // Tier 2: the wasm-bindgen package built by wasm-pack (`--target nodejs`).
-const { runOnLoop } = require('../lib/sync-queue');
+const { createLoopQueue } = require('../lib/sync-queue');
 const { withTrapRecovery } = require('../lib/wasm-trap');
 const { wasmFile } = require('../lib/wasm-files');
 
 let pkgPath;
 let wasm;
+let queue;
 
 /** A fresh require of the package is a fresh instance with fresh memory. */
 function instantiate() {
@@ -14,24 +15,20 @@ function instantiate() {
   wasm = require(pkgPath);
 }
 
-async function start() {
+async function start({ maxQueue = 512 } = {}) {
+  queue = createLoopQueue({ maxQueue });
   pkgPath = wasmFile('pkg/qr_wasm.js');
   wasmFile('pkg/qr_wasm_bg.wasm');
   instantiate();
 }
 
-function generateQrCode(text) {
-  return runOnLoop(() => {
+function generateQrCode(text, { signal } = {}) {
+  return queue.run(() => {
     // The glue already copied the PNG out of Wasm memory into a JS-owned
     // Uint8Array; a Buffer view over it avoids a second copy.
     const png = withTrapRecovery(() => wasm.generateQrCode(text), instantiate);
     return Buffer.from(png.buffer, png.byteOffset, png.byteLength);
-  });
+  }, { signal });
 }
 
-/** Test-only: traps the instance through the same path as a real call. */
-async function trapForTesting() {
-  withTrapRecovery(() => wasm.__trapForTesting(), instantiate);
-}
-
-module.exports = { start, generateQrCode, trapForTesting };
+module.exports = { start, generateQrCode };

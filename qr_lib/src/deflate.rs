@@ -67,11 +67,14 @@ fn parse_with(data: &[u8], stride: usize, scale: usize, prev: &mut [u32]) -> Vec
                 .map(|&d| (d, match_len(data, p, d, data.len() - p)))
                 .filter(|&(_, len)| len >= stride)
                 .max_by_key(|&(_, len)| len);
-            if let Some((dist, len)) = copied {
-                let len = len - len % stride; // whole rows only
-                push_match(&mut tokens, len, dist);
-                p += len;
-                continue;
+            // Whole rows only, and never shorter than deflate's shortest match
+            // (a row of 1 or 2 bytes is left to the parse below).
+            if let Some((dist, len)) = copied.map(|(d, len)| (d, len - len % stride)) {
+                if len >= MIN_MATCH {
+                    push_match(&mut tokens, len, dist);
+                    p += len;
+                    continue;
+                }
             }
         }
         let best = longest_match(data, p, &head, prev, &[1, stride, scale * stride], hash);
@@ -162,8 +165,9 @@ fn longest_match(
     best
 }
 
-/// Pushes a match of any length as tokens of at most 258 (none under 3).
+/// Pushes a match of any length >= 3 as tokens of at most 258 (none under 3).
 fn push_match(tokens: &mut Vec<Token>, mut len: usize, dist: usize) {
+    debug_assert!(len >= MIN_MATCH, "match of {len} bytes");
     while len > 0 {
         let take = if len > MAX_MATCH {
             (len - MIN_MATCH).min(MAX_MATCH)
@@ -458,6 +462,56 @@ mod tests {
             .map(|i| (i.trailing_zeros() * 7 + i % 3) as u8)
             .collect();
         round_trip(&skewed, 33, 3);
+    }
+
+    /// Rows of `stride` bytes as a PNG of pixel art has them: each distinct
+    /// row repeated up to `scale` times, some rows recurring later, some noise.
+    fn pixel_art(
+        rng: &mut impl FnMut() -> u32,
+        stride: usize,
+        scale: usize,
+        rows: usize,
+    ) -> Vec<u8> {
+        let palette: Vec<Vec<u8>> = (0..1 + rng() % 4)
+            .map(|_| (0..stride).map(|_| rng() as u8 & 0x81).collect())
+            .collect();
+        let mut data = Vec::with_capacity(stride * rows);
+        while data.len() < stride * rows {
+            let row: Vec<u8> = match rng() % 4 {
+                0 => (0..stride).map(|_| rng() as u8).collect(),
+                _ => palette[rng() as usize % palette.len()].clone(),
+            };
+            for _ in 0..1 + rng() as usize % scale {
+                data.extend_from_slice(&row);
+            }
+        }
+        data.truncate(stride * rows + rng() as usize % 3); // a ragged end too
+        data
+    }
+
+    #[test]
+    fn any_stride_and_scale_inflates_with_c_zlib() {
+        use std::io::Read;
+        let mut state = 0x9E37_79B9u32;
+        let mut rng = move || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        for case in 0..3000 {
+            let stride = 1 + rng() as usize % 70;
+            let scale = 1 + rng() as usize % 9;
+            let rows = rng() as usize % 60;
+            let data = pixel_art(&mut rng, stride, scale, rows);
+            let mut out = Vec::new();
+            zlib(&mut out, &data, stride, scale);
+            let mut back = Vec::new();
+            flate2::read::ZlibDecoder::new(&out[..])
+                .read_to_end(&mut back)
+                .unwrap_or_else(|e| panic!("case {case} (stride {stride}, scale {scale}): {e}"));
+            assert_eq!(back, data, "case {case} (stride {stride}, scale {scale})");
+        }
     }
 
     #[test]

@@ -17,6 +17,13 @@ pub use raster::{MIN_IMAGE_SIZE, QUIET_ZONE_MODULES};
 /// same symbol another way.
 #[doc(hidden)]
 pub use symbol::encode_bits;
+/// Capacities behind the compile-time version limit, for tests.
+#[doc(hidden)]
+pub use symbol::{BYTE_CAPACITY_L, MAX_VERSION};
+
+/// With the `testing` feature only: the text that makes the generator panic.
+#[cfg(feature = "testing")]
+pub const PANIC_TEXT: &str = "__qr_toolkit_panic__";
 
 /// Longest accepted text, in UTF-8 bytes.
 pub const MAX_TEXT_BYTES: usize = 512;
@@ -25,6 +32,10 @@ pub const MAX_TEXT_BYTES: usize = 512;
 /// segments) and returns it as a 1-bit grayscale PNG at least
 /// [`MIN_IMAGE_SIZE`] pixels square, with a [`QUIET_ZONE_MODULES`] quiet zone.
 pub fn generate_qr_code(text: &str) -> Result<Vec<u8>, QrError> {
+    #[cfg(feature = "testing")]
+    if text == PANIC_TEXT {
+        panic!("test-only panic");
+    }
     validate_text(text)?;
     let symbol = symbol::encode(text.as_bytes())?;
     Ok(raster::to_png(&symbol))

@@ -15,13 +15,38 @@ use qrcode::types::{Color, Mode, Version};
 use qrcode::{ec, EcLevel};
 
 use crate::mask;
+use crate::raster::QUIET_ZONE_MODULES;
 use crate::QrError;
 
 const EC_LEVEL: EcLevel = EcLevel::L;
 
-/// Widest symbol a `u128` row holds: version 27 (125 modules). Texts of up to
-/// 512 bytes need at most version 17 (85 modules).
-const MAX_VERSION: i16 = 27;
+/// The largest version drawn. Rows are `u128`s and the raster shifts them by
+/// the quiet zone on both sides, so `width + 8` must fit in 128 bits:
+/// version 25 (117 modules). Texts of up to `MAX_TEXT_BYTES` need at most
+/// version 15 (byte mode at level L holds 520 bytes there).
+pub const MAX_VERSION: i16 = 25;
+
+/// Byte-mode capacity at error correction L of versions 1 to 25 (ISO/IEC
+/// 18004 table 7): no segmentation needs more bits than all-byte mode.
+pub const BYTE_CAPACITY_L: [usize; MAX_VERSION as usize] = [
+    17, 32, 53, 78, 106, 134, 154, 192, 230, 271, 321, 367, 425, 458, 520, 586, 644, 718, 792, 858,
+    929, 1003, 1091, 1171, 1273,
+];
+
+const fn version_width(version: i16) -> usize {
+    17 + 4 * version as usize
+}
+
+// The limits hold at compile time: raising MAX_TEXT_BYTES or MAX_VERSION past
+// what the packed rows can draw fails the build, not a request.
+const _: () = assert!(
+    version_width(MAX_VERSION) + 2 * QUIET_ZONE_MODULES as usize <= u128::BITS as usize,
+    "a row of the largest version with its quiet zone must fit a u128"
+);
+const _: () = assert!(
+    crate::MAX_TEXT_BYTES <= BYTE_CAPACITY_L[MAX_VERSION as usize - 1],
+    "the longest accepted text must fit the largest version"
+);
 
 /// The eight masks in the crate's order; ties go to the first.
 const MASKS: [MaskPattern; 8] = [

@@ -8,6 +8,12 @@ const FIXTURE: &str = include_str!("../../test/fixtures/texts.json");
 
 /// Decodes a PNG from `generate_qr_code` and returns (image size, decoded text).
 fn decode(png_bytes: &[u8]) -> (u32, String) {
+    let (size, text, _) = decode_with_version(png_bytes);
+    (size, text)
+}
+
+/// (image size, decoded text, QR version).
+fn decode_with_version(png_bytes: &[u8]) -> (u32, String, usize) {
     let mut reader = png::Decoder::new(std::io::Cursor::new(png_bytes))
         .read_info()
         .unwrap();
@@ -23,8 +29,12 @@ fn decode(png_bytes: &[u8]) -> (u32, String) {
     let grids = img.detect_grids();
     assert_eq!(grids.len(), 1, "exactly one QR code");
     let mut bytes = Vec::new();
-    grids[0].decode_to(&mut bytes).unwrap();
-    (info.width, String::from_utf8(bytes).unwrap())
+    let meta = grids[0].decode_to(&mut bytes).unwrap();
+    (
+        info.width,
+        String::from_utf8(bytes).unwrap(),
+        meta.version.0,
+    )
 }
 
 /// Every string in the shared fixture: `urls` and the values of `edge`.
@@ -102,4 +112,25 @@ fn output_is_deterministic() {
         generate_qr_code("same").unwrap(),
         generate_qr_code("same").unwrap()
     );
+}
+
+#[test]
+fn every_reachable_version_round_trips() {
+    // The longest byte-mode text each version holds, up to the 512-byte limit:
+    // one text per version a request can reach (byte mode needs the most bits).
+    let mut versions = Vec::new();
+    for (i, &capacity) in qr_lib::BYTE_CAPACITY_L.iter().enumerate() {
+        let version = i + 1;
+        let text = "x".repeat(capacity.min(MAX_TEXT_BYTES));
+        let png = generate_qr_code(&text).unwrap();
+        let (size, decoded, decoded_version) = decode_with_version(&png);
+        assert_eq!(decoded, text, "version {version}");
+        assert!(size >= MIN_IMAGE_SIZE);
+        versions.push(decoded_version);
+        if capacity >= MAX_TEXT_BYTES {
+            break;
+        }
+    }
+    // 1 to 15: 520 bytes fit version 15 at level L.
+    assert_eq!(versions, (1..=15).collect::<Vec<_>>());
 }

@@ -1,18 +1,17 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::{run, to_buffer, Failure, Generator};
+use crate::{run, to_buffer, Failure};
 
 /// `generateQrCode`'s work: `compute` runs on a libuv pool thread, `resolve`
 /// back on the JS thread.
 pub struct GenerateQrCode {
     text: String,
-    generator: Generator,
 }
 
 impl GenerateQrCode {
-    pub(crate) fn new(text: String, generator: Generator) -> Self {
-        Self { text, generator }
+    pub(crate) fn new(text: String) -> Self {
+        Self { text }
     }
 }
 
@@ -23,7 +22,7 @@ impl Task for GenerateQrCode {
     type JsValue = Buffer;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        Ok(run(self.generator, &self.text))
+        Ok(run(&self.text))
     }
 
     fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {

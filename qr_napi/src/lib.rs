@@ -12,9 +12,6 @@ use qr_lib::QrError;
 
 pub use generate_task::GenerateQrCode;
 
-/// What produces the PNG: `qr_lib::generate_qr_code`, or a test's stand-in.
-pub(crate) type Generator = fn(&str) -> std::result::Result<Vec<u8>, QrError>;
-
 /// Why a call produced no PNG. Both variants cross threads as plain data and
 /// become a JS `Error` only on the JS thread.
 pub enum Failure {
@@ -22,10 +19,10 @@ pub enum Failure {
     Panic(String),
 }
 
-/// Runs the generator; a panic becomes a `Failure` instead of unwinding into
+/// Runs the core; a panic becomes a `Failure` instead of unwinding into
 /// Node (an unwind across the C boundary would abort the process).
-pub(crate) fn run(generator: Generator, text: &str) -> std::result::Result<Vec<u8>, Failure> {
-    match panic::catch_unwind(AssertUnwindSafe(|| generator(text))) {
+pub(crate) fn run(text: &str) -> std::result::Result<Vec<u8>, Failure> {
+    match panic::catch_unwind(AssertUnwindSafe(|| qr_lib::generate_qr_code(text))) {
         Ok(result) => result.map_err(Failure::Qr),
         Err(payload) => Err(Failure::Panic(
             payload
@@ -60,29 +57,11 @@ pub(crate) fn to_buffer(
 /// QR-code PNG of `text`, computed on the calling thread.
 #[napi]
 pub fn generate_qr_code_sync(env: Env, text: String) -> Result<Buffer> {
-    to_buffer(&env, run(qr_lib::generate_qr_code, &text))
+    to_buffer(&env, run(&text))
 }
 
 /// QR-code PNG of `text`, computed on libuv's thread pool.
 #[napi(ts_return_type = "Promise<Buffer>")]
 pub fn generate_qr_code(text: String, signal: Option<AbortSignal>) -> AsyncTask<GenerateQrCode> {
-    AsyncTask::with_optional_signal(GenerateQrCode::new(text, qr_lib::generate_qr_code), signal)
-}
-
-fn panic_for_testing(_: &str) -> std::result::Result<Vec<u8>, QrError> {
-    panic!("test-only panic")
-}
-
-/// Test-only: panics inside the sync path, to prove Node survives it.
-#[doc(hidden)]
-#[napi(js_name = "__panicForTestingSync")]
-pub fn panic_for_testing_sync(env: Env) -> Result<Buffer> {
-    to_buffer(&env, run(panic_for_testing, ""))
-}
-
-/// Test-only: panics on a libuv thread, to prove Node survives it.
-#[doc(hidden)]
-#[napi(js_name = "__panicForTesting", ts_return_type = "Promise<Buffer>")]
-pub fn panic_for_testing_async() -> AsyncTask<GenerateQrCode> {
-    AsyncTask::new(GenerateQrCode::new(String::new(), panic_for_testing))
+    AsyncTask::with_optional_signal(GenerateQrCode::new(text), signal)
 }

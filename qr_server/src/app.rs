@@ -1,25 +1,46 @@
 //! The HTTP contract: `GET /qrcode?text=...` and `GET /healthz`.
 
-use axum::extract::{RawQuery, Request};
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Arc;
+
+use axum::extract::{RawQuery, Request, State};
 use axum::http::{header, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 
+use crate::limits::Limiter;
 use crate::query::text_param;
 
 pub const GENERATION_FAILED: &str = "failed generating qr code";
+pub const SERVER_BUSY: &str = "server busy";
 /// The longest request target served; node-server has the same limit and text
 /// (node-server/lib/http-limits.js).
 pub const MAX_REQUEST_TARGET_BYTES: usize = 8192;
 pub const URI_TOO_LONG: &str = "uri too long (limit 8192 bytes)";
 
-pub fn router() -> Router {
+/// Where generations run.
+pub enum Generation {
+    /// On the async worker threads (the default: fastest for a short job).
+    Inline,
+    /// On tokio's blocking pool, at most the limiter's slots at once: for a
+    /// hot function that may run long enough to stall the async workers.
+    Blocking(Limiter),
+}
+
+pub fn router(generation: Generation) -> Router {
     Router::new()
         .route("/qrcode", get(qrcode))
         .route("/healthz", get(healthz))
         .layer(middleware::from_fn(refuse_long_uris))
+        .with_state(Arc::new(generation))
+}
+
+/// 503 with a hint when to come back, as node-server answers a full queue.
+pub fn server_busy() -> Response {
+    let headers = [(header::RETRY_AFTER, "1")];
+    (StatusCode::SERVICE_UNAVAILABLE, headers, SERVER_BUSY).into_response()
 }
 
 /// 414 before any work. Targets past hyper's own limits (64 KiB, or a head
@@ -36,19 +57,35 @@ async fn refuse_long_uris(request: Request, next: Next) -> Response {
     next.run(request).await
 }
 
-async fn qrcode(RawQuery(query): RawQuery) -> Response {
+async fn qrcode(State(generation): State<Arc<Generation>>, RawQuery(query): RawQuery) -> Response {
     let text = match text_param(query.as_deref()) {
         Ok(text) => text,
         Err(err) => return (StatusCode::BAD_REQUEST, err.message()).into_response(),
     };
-    // Off the async workers: a slow or panicking call must not stall or kill
-    // the threads that accept connections. A panic surfaces as a JoinError.
-    match tokio::task::spawn_blocking(move || qr_lib::generate_qr_code(&text)).await {
+    let result = match &*generation {
+        // On the async worker: a ~40 us job costs less than a hop to the
+        // blocking pool (README, "qr_server: inline or blocking pool"). Each
+        // worker thread runs one at a time and hyper reads one request per
+        // connection at a time, so the wait is bounded by the connection cap.
+        Generation::Inline => {
+            panic::catch_unwind(AssertUnwindSafe(|| qr_lib::generate_qr_code(&text))).map_err(drop)
+        }
+        Generation::Blocking(limiter) => {
+            let Some(_slot) = limiter.acquire().await else {
+                return server_busy();
+            };
+            tokio::task::spawn_blocking(move || qr_lib::generate_qr_code(&text))
+                .await
+                .map_err(drop)
+        }
+    };
+    // A panic is this request's 500, not the connection's end.
+    match result {
         Ok(Ok(png)) => ([(header::CONTENT_TYPE, "image/png")], png).into_response(),
         Ok(Err(err)) if err.is_input_error() => {
             (StatusCode::BAD_REQUEST, err.to_string()).into_response()
         }
-        Ok(Err(_)) | Err(_) => {
+        Ok(Err(_)) | Err(()) => {
             (StatusCode::INTERNAL_SERVER_ERROR, GENERATION_FAILED).into_response()
         }
     }

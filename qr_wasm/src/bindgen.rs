@@ -13,10 +13,3 @@ pub fn generate_qr_code(text: &str) -> Result<Vec<u8>, JsValue> {
         js_err.into()
     })
 }
-
-/// Test-only: traps the instance (a Rust panic is a trap on this target).
-#[doc(hidden)]
-#[wasm_bindgen(js_name = __trapForTesting)]
-pub fn trap_for_testing() {
-    panic!("test-only trap");
-}

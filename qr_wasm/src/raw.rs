@@ -64,10 +64,3 @@ pub unsafe extern "C" fn qr_generate(text_ptr: *const u8, text_len: usize, out: 
     }
     status
 }
-
-/// Test-only: traps the instance, as a bug in the module would.
-#[no_mangle]
-pub extern "C" fn qr_trap_for_testing() {
-    #[cfg(target_arch = "wasm32")]
-    core::arch::wasm32::unreachable();
-}

@@ -1,0 +1,85 @@
+//! The bounds that keep one client from taking the server down. Each has a
+//! counterpart in node-server (node-server/lib/limits.js) of the same order.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use tokio::sync::{Semaphore, SemaphorePermit};
+
+/// A request head (request line and headers) must arrive within this; hyper
+/// also starts it when a keep-alive connection goes idle, so it is the idle
+/// timeout too. node-server: headersTimeout and keepAliveTimeout.
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Open connections per process; the next one is answered 503 and closed.
+pub const MAX_CONNECTIONS: usize = 4096;
+/// Requests that may wait for a generation slot; past it, 503 "server busy".
+pub const MAX_QUEUE: usize = 512;
+/// How long shutdown waits for in-flight requests before it gives up.
+pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// At most `slots` generations at once, at most `max_queue` waiting for one.
+pub struct Limiter {
+    slots: Semaphore,
+    waiting: AtomicUsize,
+    max_queue: usize,
+}
+
+impl Limiter {
+    pub fn new(slots: usize, max_queue: usize) -> Self {
+        Self {
+            slots: Semaphore::new(slots),
+            waiting: AtomicUsize::new(0),
+            max_queue,
+        }
+    }
+
+    /// A slot, or None when the queue is full. Dropping the future (the
+    /// client hung up) leaves the queue.
+    pub async fn acquire(&self) -> Option<SemaphorePermit<'_>> {
+        if let Ok(permit) = self.slots.try_acquire() {
+            return Some(permit);
+        }
+        if self.waiting.fetch_add(1, Ordering::AcqRel) >= self.max_queue {
+            self.waiting.fetch_sub(1, Ordering::AcqRel);
+            return None;
+        }
+        let _waiting = Waiting(&self.waiting);
+        self.slots.acquire().await.ok()
+    }
+}
+
+/// Leaves the wait count when the waiter is served or dropped.
+struct Waiting<'a>(&'a AtomicUsize);
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn refuses_past_the_queue_and_frees_gone_waiters() {
+        let limiter = std::sync::Arc::new(Limiter::new(1, 1));
+        let held = limiter.acquire().await.unwrap();
+        let l = limiter.clone();
+        let waiter = tokio::spawn(async move { l.acquire().await.is_some() });
+        tokio::task::yield_now().await;
+        while limiter.waiting.load(Ordering::Acquire) == 0 {
+            tokio::task::yield_now().await;
+        }
+        assert!(limiter.acquire().await.is_none(), "queue of 1 is full");
+        waiter.abort();
+        let _ = waiter.await;
+        assert_eq!(
+            limiter.waiting.load(Ordering::Acquire),
+            0,
+            "aborted waiter left"
+        );
+        drop(held);
+        assert!(limiter.acquire().await.is_some());
+    }
+}

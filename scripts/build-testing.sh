@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds the test-only variants of every Rust artifact into target/testing/,
+# with the `testing` feature: the text qr_lib::PANIC_TEXT makes the core panic,
+# so the tests can prove each tier answers a panic or a Wasm trap with a 500
+# and keeps serving. Nothing here is packed or shipped: the artifacts in
+# target/release, qr_napi/ and qr_wasm/pkg* are built without the feature.
+#   target/testing/release/qr_cli, qr_server
+#   target/testing/napi/qr-napi.<platform>.node
+#   target/testing/wasm/pkg/ (wasm-pack, nodejs) and wasm/pkg-raw/qr_wasm_raw.wasm
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=target/testing
+
+cargo build --quiet --release --target-dir "$OUT" -p qr_cli -p qr_server \
+  --features qr_cli/testing,qr_server/testing
+
+(cd qr_napi && npx napi build --platform --release --features testing \
+  --target-dir "../$OUT" --output-dir "../$OUT/napi" --no-js --dts index.d.ts >/dev/null)
+
+CARGO_TARGET_DIR="$PWD/$OUT" wasm-pack --log-level warn build qr_wasm --release --target nodejs \
+  --out-dir "../$OUT/wasm/pkg" -- --features testing
+cargo build --quiet -p qr_wasm --release --target wasm32-unknown-unknown --no-default-features \
+  --features testing --target-dir "$OUT"
+mkdir -p "$OUT/wasm/pkg-raw"
+cp "$OUT/wasm32-unknown-unknown/release/qr_wasm.wasm" "$OUT/wasm/pkg-raw/qr_wasm_raw.wasm"
+echo "build-testing: test-only artifacts in $OUT"
