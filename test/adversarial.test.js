@@ -26,6 +26,13 @@ const VICTIM_MAX_MS = 1000;
 // The servers' timeouts (node-server/lib/http-server.js, qr_server/src/limits.rs).
 const IDLE_TIMEOUT_MS = 10_000;
 
+/** `promise`, or a failure after `ms`: a regression fails the test instead of hanging it. */
+function within(promise, ms, what) {
+  let timer;
+  const deadline = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms)));
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
 /** Opens a raw connection; `response` resolves with all it read once closed. */
 function connect(url, { allowHalfOpen = false } = {}) {
   const { hostname, port } = new URL(url);
@@ -125,7 +132,7 @@ describe('drain: SIGTERM while requests complete their heads', () => {
       await sleep(300);
       for (const r of requests) r.conn.socket.write('\r\n');
       for (const r of requests) {
-        const [first, second] = parseResponses(await r.conn.closed);
+        const [first, second] = parseResponses(await within(r.conn.closed, 15_000, `${r.path} closing`));
         assert.equal(first?.status, 200, `${r.path}: first answer`);
         assert.equal(second?.status, r.status, `${r.path} after SIGTERM: ${second?.head}`);
         if (r.path.startsWith('/qrcode?text=drained')) assert.equal((await decodeQrPng(second.body)).text, 'drained');
@@ -177,6 +184,38 @@ describe('one connection pipelining a flood while reading slowly', () => {
   }
 });
 
+describe('clients that hang up mid-request and mid-response', () => {
+  for (const tier of TIERS) {
+    it(`tier ${tier}: nothing left behind, the next requests all served`, async () => {
+      const server = await startTier(tier, { args: tier === 'axum' ? [] : ['--max-queue', '16'] });
+      try {
+        const baseline = childPids(server.child.pid).length;
+        for (let round = 0; round < 3; round++) {
+          await Promise.all(
+            Array.from({ length: 100 }, (_, i) => {
+              const c = connect(server.url);
+              c.socket.write(`GET ${qrcodePath(`${i} `.padEnd(500, 'x'))} HTTP/1.1\r\nHost: x\r\n\r\n`);
+              // Half hang up at once, half at the first byte of the answer.
+              if (i % 2) setImmediate(() => c.socket.destroy());
+              else c.socket.once('data', () => c.socket.destroy());
+              return c.closed;
+            }),
+          );
+        }
+        await waitFor(() => childPids(server.child.pid).length === baseline, 5000, 'no extra child processes');
+        await sleep(500);
+        // As many concurrent requests as the queue holds: a leaked place would turn some into 503.
+        const texts = Array.from({ length: 16 }, (_, i) => `after hang-ups ${i}`);
+        const responses = await Promise.all(texts.map((t) => getFresh(server.url, qrcodePath(t))));
+        assert.deepEqual(responses.map((r) => r.status), texts.map(() => 200));
+        assert.equal((await decodeQrPng(responses.at(-1).body)).text, texts.at(-1));
+      } finally {
+        assert.equal(await server.stop(), 0);
+      }
+    });
+  }
+});
+
 // The HTTP layer is the same for every node-server tier: one tier of it, and qr_server.
 for (const tier of ['js', 'axum']) {
   describe(`slow and idle clients (${tier === 'axum' ? 'qr_server' : 'node-server'})`, () => {
@@ -196,7 +235,7 @@ for (const tier of ['js', 'axum']) {
         try {
           const client = victim(server.url, { every: 200 });
           const all = [...idle, keptAlive, trickledHead, trickledBody];
-          const closedAt = await Promise.all(all.map((c) => c.closed.then(() => Date.now() - opened)));
+          const closedAt = await within(Promise.all(all.map((c) => c.closed.then(() => Date.now() - opened))), IDLE_TIMEOUT_MS + 5000, 'closing them');
           const seen = await client.stop();
           const last = Math.max(...closedAt);
           console.log(`# slow clients ${tier}: all ${all.length} closed by ${last} ms; victim p50 ${seen.p50.toFixed(1)} ms, max ${seen.max.toFixed(1)} ms`);
@@ -222,7 +261,7 @@ for (const tier of ['js', 'axum']) {
         await sleep(200);
         const extra = connect(server.url);
         extra.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
-        const [refusal] = parseResponses(await extra.closed);
+        const [refusal] = parseResponses(await within(extra.closed, 5000, 'the refusal'));
         assert.equal(refusal?.status, 503);
         assert.match(refusal.head, /retry-after: 1/i);
         assert.equal(refusal.body.toString(), 'server busy');
@@ -271,7 +310,7 @@ describe('supervision', () => {
       process.kill(stopped, 'SIGSTOP');
       const started = Date.now();
       const texts = Array.from({ length: 40 }, (_, i) => `during the stop ${i}`);
-      const responses = await Promise.all(texts.map((t) => getFresh(server.url, qrcodePath(t))));
+      const responses = await within(Promise.all(texts.map((t) => getFresh(server.url, qrcodePath(t)))), 10_000, 'answers');
       const failed = responses.filter((r) => r.status !== 200);
       // The pool hands each worker at most 4 frames ahead (PIPELINE_DEPTH).
       assert.ok(failed.length >= 1 && failed.length <= 4, `${failed.length} failed`);

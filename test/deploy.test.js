@@ -5,6 +5,7 @@
 // losing one qr_server loses no request.
 const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
+const net = require('node:net');
 const path = require('node:path');
 const { startServer, ROOT } = require('./helpers/servers');
 const { get, getFresh, qrcodePath } = require('./helpers/http');
@@ -26,6 +27,31 @@ describe('deploy/start.js: nginx -> qr_server x2 + node-server', () => {
     const pids = treePids(deploy.child.pid);
     assert.equal(await deploy.stop(), 0);
     assert.deepEqual(pids.filter(isAlive).map((pid) => `${commName(pid)} ${pid}`), [], 'processes left behind');
+  });
+
+  it("closes slow and idle clients at nginx's timeouts, serving others meanwhile", async () => {
+    const { hostname, port } = new URL(deploy.url);
+    const opened = Date.now();
+    const open = (first) => {
+      const socket = net.connect(Number(port), hostname);
+      socket.on('error', () => {});
+      socket.resume(); // read (and drop) answers, so 'close' can come
+      if (first) socket.write(first);
+      return { socket, closed: new Promise((r) => socket.on('close', () => r(Date.now() - opened))) };
+    };
+    const idle = open();
+    const keptAlive = open('GET /qrcode?text=once HTTP/1.1\r\nHost: x\r\n\r\n');
+    const trickled = open('GET /qrcode?text=slow HTTP/1.1\r\n');
+    const timer = setInterval(() => trickled.socket.write('X-Slow: 1\r\n'), 500);
+    try {
+      const res = await getFresh(deploy.url, qrcodePath('meanwhile'));
+      assert.equal((await decodeQrPng(res.body)).text, 'meanwhile');
+      const closedAt = await Promise.all([idle, keptAlive, trickled].map((c) => c.closed));
+      // client_header_timeout and keepalive_timeout are 10 s.
+      for (const at of closedAt) assert.ok(at > 9000 && at < 13_000, `closed after ${at} ms`);
+    } finally {
+      clearInterval(timer);
+    }
   });
 
   it('runs nginx, two qr_server and node-server', () => {

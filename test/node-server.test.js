@@ -54,6 +54,49 @@ describe('failures', () => {
     }
   });
 
+  it('answers 504 when the axum-proxy upstream accepts but never answers', async () => {
+    const silent = net.createServer((socket) => socket.on('error', () => {})).listen(0, '127.0.0.1');
+    await new Promise((r) => silent.once('listening', r));
+    const server = await startTier('axum-proxy', { args: ['--upstream', `http://127.0.0.1:${silent.address().port}`] });
+    try {
+      const started = Date.now();
+      const res = await get(server.url, qrcodePath('anyone home?'));
+      assert.equal(res.status, 504);
+      assert.equal(res.body.toString(), 'qr upstream timed out');
+      // undici's headersTimeout, 5 s: a stuck upstream, not a slow one.
+      assert.ok(Date.now() - started >= 4500, `${Date.now() - started} ms`);
+      assert.equal((await get(server.url, '/healthz')).status, 200);
+    } finally {
+      await server.stop();
+      silent.close();
+    }
+  });
+
+  it('sends a request again when the upstream closes the connection it was sent on', async () => {
+    // The first connection is closed on receipt, as a restarting upstream or
+    // one closing an idle keep-alive connection would; the second answers.
+    let connections = 0;
+    const flaky = net.createServer((socket) => {
+      const n = ++connections;
+      socket.on('error', () => {});
+      socket.once('data', () => {
+        if (n === 1) return socket.destroy();
+        socket.end('HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 3\r\nConnection: close\r\n\r\nPNG');
+      });
+    }).listen(0, '127.0.0.1');
+    await new Promise((r) => flaky.once('listening', r));
+    const server = await startTier('axum-proxy', { args: ['--upstream', `http://127.0.0.1:${flaky.address().port}`] });
+    try {
+      const res = await get(server.url, qrcodePath('second time lucky'));
+      assert.equal(res.status, 200);
+      assert.equal(res.body.toString(), 'PNG');
+      assert.equal(connections, 2);
+    } finally {
+      await server.stop();
+      flaky.close();
+    }
+  });
+
   it('restarts an owned qr_server that dies', async () => {
     const server = await startTier('axum-proxy');
     try {

@@ -10,7 +10,8 @@ const { superviseQrServer } = require('../lib/qr-server-process');
 const UPSTREAM_UNAVAILABLE = 'qr upstream unavailable';
 const UPSTREAM_TIMED_OUT = 'qr upstream timed out';
 // An answer takes well under a millisecond of work; seconds mean it is stuck.
-const UPSTREAM_TIMEOUT_MS = 10_000;
+// Below node-server's 10 s idle timeout, so the client gets the 504.
+const UPSTREAM_TIMEOUT_MS = 5_000;
 
 let pool;
 let owned; // the supervised qr_server, when node-server started it
