@@ -105,8 +105,6 @@ async function main() {
   console.error(`qr_server: ${qrServers.map((s) => `${s.url} (pid ${s.child.pid})`).join(', ')}`);
   console.error(node ? `node-server (${values.tier}): ${node.url} (pid ${node.child.pid})` : 'node-server: none');
   console.error(`nginx: prefix ${prefix} (pid ${nginx.pid})`);
-  console.log(`deploy listening on http://127.0.0.1:${port}`);
-
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
@@ -119,6 +117,8 @@ async function main() {
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
   nginx.once('exit', (code) => stopping || fatal(new Error(`nginx exited with ${code}`)));
+  // After the handlers: a supervisor may send SIGTERM the moment it reads this.
+  console.log(`deploy listening on http://127.0.0.1:${port}`);
 }
 
 function fatal(err) {

@@ -68,6 +68,13 @@ async function serve(options) {
   await tier.start?.(options);
   const app = createApp({ tier: options.tier, generateQrCode: tier.generateQrCode });
   const { server, shutdown } = createHttpServer(app, { maxConnections: options.maxConnections });
+  // Before the ready line: a supervisor may send SIGTERM the moment it reads it.
+  onShutdownSignal(async () => {
+    // Stop accepting, answer what is in flight, and close every keep-alive
+    // connection once it is idle instead of waiting out its timeout.
+    await shutdown();
+    await tier.close?.();
+  });
   server.listen(options.port, options.host);
   await new Promise((resolve, reject) => {
     server.once('listening', resolve);
@@ -77,12 +84,6 @@ async function serve(options) {
     const { address, port } = server.address();
     console.log(`node-server (${options.tier}) listening on http://${address}:${port}`);
   }
-  onShutdownSignal(async () => {
-    // Stop accepting, answer what is in flight, and close every keep-alive
-    // connection once it is idle instead of waiting out its timeout.
-    await shutdown();
-    await tier.close?.();
-  });
 }
 
 /** Cluster primary: forks the workers, shares what the tier shares. */
@@ -107,7 +108,6 @@ async function serveCluster(options) {
     console.error(`worker ${worker.process.pid} exited with ${signal ?? code}; forking a new one in ${delay} ms`);
     setTimeout(() => stopping || fork(), delay);
   });
-  for (let i = 0; i < options.workers; i++) fork();
   onShutdownSignal(async () => {
     stopping = true;
     const exits = Object.values(cluster.workers).map(
@@ -117,6 +117,7 @@ async function serveCluster(options) {
     await Promise.all(exits);
     await shared?.close();
   });
+  for (let i = 0; i < options.workers; i++) fork();
 }
 
 function onShutdownSignal(shutdown) {

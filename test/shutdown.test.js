@@ -78,3 +78,18 @@ describe('SIGTERM with requests in flight', () => {
     });
   }
 });
+
+describe('SIGTERM the moment the ready line is read', () => {
+  // A supervisor (or these tests) may stop a server as soon as it says it
+  // listens: the signal handlers must already be in place.
+  for (const tier of ['js', 'axum']) {
+    it(`${tier === 'axum' ? 'qr_server' : 'node-server'}: exits 0 every time`, async () => {
+      const exits = [];
+      for (let i = 0; i < 30; i++) {
+        const server = await startTier(tier);
+        exits.push(await server.stop());
+      }
+      assert.deepEqual(exits.filter((code) => code !== 0), []);
+    });
+  }
+});

@@ -4,6 +4,7 @@
 // client from taking it down. qr_server has the same ones (qr_server/src/limits.rs).
 const http = require('node:http');
 const { answerClientError, LINGER_MS } = require('./http-limits');
+const { SERVER_BUSY, RETRY_AFTER_SECONDS } = require('./errors');
 
 const LIMITS = {
   // An unfinished request head is cut off after this (408). qr_server: header_read_timeout.
@@ -21,9 +22,10 @@ const LIMITS = {
   pipelineDepth: 1,
 };
 
+// The same 503 a full queue gets (lib/errors.js), written before any request is read.
 const REFUSAL =
   'HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n' +
-  'Retry-After: 1\r\nConnection: close\r\nContent-Length: 11\r\n\r\nserver busy';
+  `Retry-After: ${RETRY_AFTER_SECONDS}\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(SERVER_BUSY)}\r\n\r\n${SERVER_BUSY}`;
 
 /**
  * @param {(req: http.IncomingMessage, res: http.ServerResponse) => void} handler the express app

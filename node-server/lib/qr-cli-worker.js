@@ -111,4 +111,4 @@ class QrCliWorker extends EventEmitter {
   }
 }
 
-module.exports = { QrCliWorker, DEADLINE_MS };
+module.exports = { QrCliWorker };

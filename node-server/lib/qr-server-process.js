@@ -14,7 +14,7 @@ function startQrServer({ host = '127.0.0.1', port = 0 } = {}) {
 /**
  * Starts qr_server and restarts it, on the same port, whenever it exits:
  * after 100 ms, doubling while it keeps dying young, up to 10 s.
- * @returns {Promise<{ url: string, child: () => import('node:child_process').ChildProcess, close: () => Promise<void> }>}
+ * @returns {Promise<{ url: string, close: () => Promise<void> }>}
  */
 async function superviseQrServer({ host = '127.0.0.1', log = console.error } = {}) {
   const backoff = createBackoff();
@@ -48,7 +48,6 @@ async function superviseQrServer({ host = '127.0.0.1', log = console.error } = {
 
   return {
     url,
-    child: () => child,
     async close() {
       closing = true;
       clearTimeout(timer);

@@ -4,7 +4,8 @@
 // Either node-server owns the upstream (starts it on a free loopback port and
 // restarts it there if it dies) or `--upstream URL` names one run elsewhere.
 const { Pool, errors } = require('undici');
-const { QrError } = require('../lib/errors');
+const { QrError, serverBusy } = require('../lib/errors');
+const { Limiter } = require('../lib/limiter');
 const { superviseQrServer } = require('../lib/qr-server-process');
 
 const UPSTREAM_UNAVAILABLE = 'qr upstream unavailable';
@@ -13,16 +14,22 @@ const UPSTREAM_TIMED_OUT = 'qr upstream timed out';
 // Below node-server's 10 s idle timeout, so the client gets the 504.
 const UPSTREAM_TIMEOUT_MS = 5_000;
 
+// As many requests at once as the pool has upstream connections; the rest
+// wait here, bounded by --max-queue, instead of in undici's unbounded queue.
+const UPSTREAM_CONNECTIONS = 256;
+
 let pool;
+let limiter;
 let owned; // the supervised qr_server, when node-server started it
 
-async function start({ upstream } = {}) {
+async function start({ upstream, maxQueue = 512 } = {}) {
+  limiter = new Limiter({ concurrency: UPSTREAM_CONNECTIONS, maxQueue });
   if (!upstream) {
     owned = await superviseQrServer();
     upstream = owned.url;
   }
   pool = new Pool(upstream, {
-    connections: 256,
+    connections: UPSTREAM_CONNECTIONS,
     keepAliveTimeout: 4_000, // below qr_server's 10 s idle timeout
     connectTimeout: 2_000,
     headersTimeout: UPSTREAM_TIMEOUT_MS,
@@ -34,7 +41,11 @@ function request(text, signal) {
   return pool.request({ method: 'GET', path: `/qrcode?text=${encodeURIComponent(text)}`, signal });
 }
 
-async function generateQrCode(text, { signal } = {}) {
+function generateQrCode(text, { signal } = {}) {
+  return limiter.run(() => forward(text, signal), signal);
+}
+
+async function forward(text, signal) {
   let response;
   try {
     response = await request(text, signal);
@@ -49,7 +60,7 @@ async function generateQrCode(text, { signal } = {}) {
       throw signal?.aborted ? again : upstreamError(again);
     }
   }
-  const { statusCode, headers, body } = response;
+  const { statusCode, body } = response;
   // Buffer over the ArrayBuffer undici filled: no second copy.
   let bytes;
   try {
@@ -59,9 +70,7 @@ async function generateQrCode(text, { signal } = {}) {
   }
   if (statusCode === 200) return bytes;
   // The upstream speaks the same contract: pass its 4xx and 503 on, keep other 5xx generic.
-  if (statusCode === 503) {
-    throw new QrError('SERVER_BUSY', bytes.toString('utf8'), { status: 503, expose: true, headers: { 'Retry-After': headers['retry-after'] ?? '1' } });
-  }
+  if (statusCode === 503) throw serverBusy();
   const status = statusCode < 500 ? statusCode : 500;
   throw new QrError('UPSTREAM_ERROR', bytes.toString('utf8'), { status });
 }

@@ -103,22 +103,28 @@ async fn serve(options: Options) -> Result<(), String> {
     } else {
         app::Generation::Inline
     };
+    // Before the ready line: a supervisor may send SIGTERM the moment it reads it.
+    let shutdown = shutdown_signal().map_err(|err| format!("cannot handle signals: {err}"))?;
     println!("qr_server listening on http://{local}");
     serve::serve(
         listener,
         app::router(generation),
         options.max_connections,
-        shutdown_signal(),
+        shutdown,
     )
     .await;
     Ok(())
 }
 
-async fn shutdown_signal() {
+/// SIGTERM or SIGINT, with both handlers installed when this returns.
+fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
     use tokio::signal::unix::{signal, SignalKind};
-    let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term.recv() => {}
-    }
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    Ok(async move {
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+    })
 }
