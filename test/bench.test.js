@@ -41,3 +41,21 @@ describe('bench/run.js --quick', () => {
     }
   });
 });
+
+describe('bench/core-curve.js', () => {
+  it('times every in-process binding on every text set and length', () => {
+    const out = execFileSync(process.execPath, [path.join(ROOT, 'bench/core-curve.js'), '--rounds', '1', '--round-ms', '2'], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    assert.match(out, /^\| texts \| n \| napi us\/call \| wasm us\/call \| wasm-raw us\/call \| PNG bytes \|$/m);
+    const sets = ['ten article URLs', 'all shared texts', '510-512 byte texts', ...[16, 64, 128, 256, 384, 512].map((n) => `${n} bytes`)];
+    for (const set of sets) {
+      const row = out.split('\n').find((line) => line.startsWith(`| ${set} |`));
+      assert.ok(row, `row for ${set}`);
+      const figures = row.split('|').slice(3, -1).map(Number);
+      assert.equal(figures.length, 4, row);
+      assert.ok(figures.every((x) => x > 0), row);
+    }
+  });
+});

@@ -1,21 +1,33 @@
-//! A small zlib/deflate encoder for PNG scanlines of scaled-up pixel art.
+//! A zlib/deflate encoder for the PNG of scaled-up pixel art.
 //!
-//! A QR image repeats itself: every module is `scale` pixels tall, so each
-//! scanline is either new or a copy of the one above (stored with the Up
-//! filter as a row of zeros), and whole rows recur a module row later.
-//! General-purpose compressors rediscover that byte by byte; this one checks
-//! for whole-row repeats first, then parses only the remaining bytes with a
-//! short hash chain, and codes the result as one dynamic-Huffman block. It is
-//! a complete, valid deflate encoder for any input: the row hints only decide
-//! which matches it tries.
+//! A QR image repeats itself: every module is `scale` pixels tall, so the
+//! PNG holds one new scanline per module row followed by `scale - 1` copies
+//! stored with the Up filter (a filter byte 2, then zeros); whole module rows
+//! recur too (the quiet zone). The encoder is given only the new scanlines
+//! (`raster::Image`): repeated rows become one back-reference each, found by
+//! row hashes, the zero rows are never built nor summed byte by byte (their
+//! Adler-32 is arithmetic), and only the new scanlines are parsed for matches,
+//! with a short hash chain. The result is one dynamic-Huffman block, valid
+//! deflate for any image (the property test inflates it with C zlib).
+//!
+//! The search effort was tuned on the shared texts with the stage table of
+//! `cargo bench -p qr_lib --bench core`: matches under 4 bytes cost more
+//! than their literals here; more probes, or zlib's lazy matching, buy a few
+//! bytes for several microseconds.
+
+use crate::raster::Image;
 
 /// Deflate limits.
 const MIN_MATCH: usize = 3;
 const MAX_MATCH: usize = 258;
 const WINDOW: usize = 32 * 1024;
 /// Hash-chain candidates tried per position.
-const MAX_PROBES: usize = 4;
+const MAX_PROBES: usize = 2;
+/// Shorter matches cost more bits than their literals in these images
+/// (whose literals come from a small alphabet, so their codes are short).
+const MIN_USEFUL: usize = 4;
 const HASH_BITS: u32 = 10;
+const UP_FILTER: u8 = 2;
 
 /// One LZ77 token: a literal byte (`dist == 0`) or a back-reference.
 #[derive(Clone, Copy)]
@@ -24,145 +36,280 @@ struct Token {
     dist: u16,
 }
 
-/// Appends the zlib stream of `data` to `out`. `stride` is the scanline
-/// length and `scale` the number of scanlines per module row.
-pub fn zlib(out: &mut Vec<u8>, data: &[u8], stride: usize, scale: usize) {
+/// Appends the zlib stream of `image`'s PNG scanlines to `out`.
+pub fn zlib(out: &mut Vec<u8>, image: &Image) {
+    assert!(
+        image.stride >= 2,
+        "a scanline holds a filter byte and pixels"
+    );
     out.extend_from_slice(&[0x78, 0xDA]); // deflate, 32K window, "best" level
-    let tokens = parse(data, stride, scale);
+    let tokens = parse(image);
     write_block(out, &tokens);
-    out.extend_from_slice(&adler2::adler32_slice(data).to_be_bytes());
+    out.extend_from_slice(&adler32(image).to_be_bytes());
 }
 
-/// LZ77 parse: whole-row repeats at one and `scale` rows back, then a greedy
-/// parse with run, column and hash-chain candidates.
-fn parse(data: &[u8], stride: usize, scale: usize) -> Vec<Token> {
-    thread_local! {
-        // Hash-chain links, reused across calls: every entry read was written
-        // in this call first (chains start at `head`, which is reset).
-        static PREV: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
+/// Adler-32 of the whole scanline stream: the new scanlines summed, each
+/// Up-filter row (2, then `stride - 1` zeros) applied in closed form.
+fn adler32(image: &Image) -> u32 {
+    const MOD: u64 = 65_521;
+    let zeros = (image.stride - 1) as u64;
+    let mut sum = adler2::Adler32::new();
+    // Each Up-filter row adds 2 to `a`, then adds the new `a` to `b` once
+    // for its filter byte and once per zero: over n = scale - 1 rows,
+    // a += 2n and b += (1 + zeros) * (n * a + n * (n + 1)).
+    let n = (image.scale - 1) as u64;
+    for line in image.lines.chunks_exact(image.stride) {
+        sum.write_slice(line);
+        let checksum = sum.checksum();
+        let (a, b) = (u64::from(checksum & 0xFFFF), u64::from(checksum >> 16));
+        let b = (b + (1 + zeros) * (n * a + n * (n + 1))) % MOD;
+        let a = (a + u64::from(UP_FILTER) * n) % MOD;
+        sum = adler2::Adler32::from_checksum((b << 16 | a) as u32);
     }
-    PREV.with_borrow_mut(|prev| {
-        if prev.len() < data.len() {
-            prev.resize(data.len(), u32::MAX);
-        }
-        parse_with(data, stride, scale, prev)
-    })
+    sum.checksum()
 }
 
-fn parse_with(data: &[u8], stride: usize, scale: usize, prev: &mut [u32]) -> Vec<Token> {
-    let mut tokens = Vec::with_capacity(data.len() / 16);
-    let mut head = [u32::MAX; 1 << HASH_BITS];
-    let hash = |p: usize| {
-        let v = u32::from(data[p]) | u32::from(data[p + 1]) << 8 | u32::from(data[p + 2]) << 16;
+/// A hash of a scanline, eight bytes at a time, to find repeated ones quickly.
+fn line_hash(line: &[u8]) -> u64 {
+    let mut words = line.chunks_exact(8);
+    let mut h = line.len() as u64;
+    for word in &mut words {
+        let word = u64::from_le_bytes(word.try_into().unwrap());
+        h = (h.rotate_left(23) ^ word).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    let tail = words
+        .remainder()
+        .iter()
+        .fold(0, |t, &b| t << 8 | u64::from(b));
+    (h.rotate_left(23) ^ tail).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// LZ77 parse of the whole scanline stream from the new scanlines alone.
+///
+/// A position is (module row `k`, byte `b` of its block), where a block is
+/// the new scanline (`stride` bytes) then its Up-filter rows. Matches are
+/// looked for within the new scanlines (indexed in `lines`, mapped to
+/// distances in the stream) and against the zeros of the Up-filter row just
+/// above. A match against the same column of an earlier block runs on
+/// through the Up-filter rows, which are the same after every scanline, and
+/// into the next scanlines for as long as they agree.
+fn parse(image: &Image) -> Vec<Token> {
+    let (stride, scale, lines) = (image.stride, image.scale, &image.lines[..]);
+    let rows = lines.len() / stride;
+    let block = stride * scale;
+    let up_len = block - stride;
+    let hashes: Vec<u64> = lines.chunks_exact(stride).map(line_hash).collect();
+    let same = |j: usize, k: usize| {
+        hashes[j] == hashes[k] && lines[j * stride..][..stride] == lines[k * stride..][..stride]
+    };
+    // Hash of the MIN_USEFUL (4) bytes at `q`, all in one scanline.
+    let hash = |q: usize| {
+        let v = u32::from_le_bytes(lines[q..q + 4].try_into().unwrap());
         (v.wrapping_mul(0x9E37_79B1) >> (32 - HASH_BITS)) as usize
     };
-    let row_dists = [stride, scale * stride];
-    let mut p = 0;
-    while p < data.len() {
-        // At a row start: is this row (and maybe the rows after it) a copy?
-        if p % stride == 0 {
-            let copied = row_dists
-                .iter()
-                .filter(|&&d| d <= p && d <= WINDOW)
-                .map(|&d| (d, match_len(data, p, d, data.len() - p)))
-                .filter(|&(_, len)| len >= stride)
-                .max_by_key(|&(_, len)| len);
-            // Whole rows only, and never shorter than deflate's shortest match
-            // (a row of 1 or 2 bytes is left to the parse below).
-            if let Some((dist, len)) = copied.map(|(d, len)| (d, len - len % stride)) {
-                if len >= MIN_MATCH {
-                    push_match(&mut tokens, len, dist);
-                    p += len;
-                    continue;
-                }
+    // Bytes from column `o` of block `k` equal to those of block `j`.
+    let column_match = |j: usize, k: usize, o: usize| {
+        let (mut j, mut k, mut o, mut len) = (j, k, o, 0);
+        loop {
+            let n = match_len(lines, k * stride + o, (k - j) * stride, stride - o);
+            len += n;
+            if o + n < stride {
+                return len;
+            }
+            len += up_len;
+            (j, k, o) = (j + 1, k + 1, 0);
+            if k == rows {
+                return len;
             }
         }
-        let best = longest_match(data, p, &head, prev, &[1, stride, scale * stride], hash);
-        let insert_upto = if let Some((len, dist)) = best {
-            push_match(&mut tokens, len, dist);
-            p + len
-        } else {
-            tokens.push(Token {
-                len_or_byte: u16::from(data[p]),
-                dist: 0,
-            });
-            p + 1
+    };
+    let up_byte = |i: usize| if i % stride == 0 { UP_FILTER } else { 0 };
+
+    // Positions in the hash chains are packed as (row << shift | byte), so
+    // that a candidate's row and column come without a division.
+    let shift = usize::BITS - (stride - 1).leading_zeros();
+    let column_mask = (1 << shift) - 1;
+    let mut tokens = Vec::with_capacity(rows * 8);
+    // Chain links are 1 + packed position; 0 ends a chain.
+    let mut head = [0u32; 1 << HASH_BITS];
+    let mut prev = vec![0u32; rows << shift];
+    let index = |head: &mut [u32], prev: &mut [u32], k: usize, b: usize| {
+        let h = hash(k * stride + b);
+        let packed = k << shift | b;
+        prev[packed] = head[h];
+        head[h] = packed as u32 + 1;
+    };
+    // The longest match at (k, b), nearest first among equals.
+    let search = |head: &[u32], prev: &[u32], k: usize, b: usize| {
+        let q = k * stride + b;
+        let in_line = stride - b;
+        // (length, stream distance), longest first, then nearest.
+        let mut best: Option<(usize, usize)> = None;
+        let consider = |best: &mut Option<(usize, usize)>, len: usize, dist: usize| {
+            if len >= MIN_USEFUL
+                && dist <= WINDOW
+                && best.is_none_or(|(l, d)| len > l || (len == l && dist < d))
+            {
+                *best = Some((len, dist));
+            }
         };
-        // Index the bytes just covered, within the current row only (rows
-        // that are copies are found above, not through the hash).
-        let row_end = (p / stride + 1) * stride;
-        let indexed_end = insert_upto
-            .min(row_end)
-            .min((data.len() + 1).saturating_sub(MIN_MATCH));
-        for (q, link) in prev.iter_mut().enumerate().take(indexed_end).skip(p) {
-            let h = hash(q);
-            *link = head[h];
-            head[h] = q as u32;
+        if b > 0 {
+            consider(&mut best, match_len(lines, q, 1, in_line), 1);
         }
-        p = insert_upto;
+        if k > 0 {
+            if scale > 1 {
+                // The row above in the image is the previous Up-filter row:
+                // zeros after its filter byte, whose last zero precedes us.
+                let zeros = zero_run(lines, q, in_line);
+                consider(&mut best, zeros, if b > 0 { stride } else { 1 });
+            }
+            consider(&mut best, column_match(k - 1, k, b), block);
+        }
+        // A match to the end of the line is long enough: only a column
+        // match could go further, and the nearest one was just tried.
+        let done = best.is_some_and(|(len, _)| len >= in_line);
+        if in_line >= MIN_USEFUL && !done {
+            let mut link = head[hash(q)];
+            for _ in 0..MAX_PROBES {
+                if link == 0 {
+                    break;
+                }
+                let packed = link as usize - 1;
+                let (j, oc) = (packed >> shift, packed & column_mask);
+                if oc == b {
+                    consider(&mut best, column_match(j, k, b), (k - j) * block);
+                } else {
+                    let c = j * stride + oc;
+                    let len = match_len(lines, q, q - c, in_line.min(stride - oc));
+                    consider(&mut best, len, (k - j) * block + b - oc);
+                }
+                link = prev[packed];
+            }
+        }
+        best
+    };
+    let (mut k, mut b) = (0, 0);
+    while k < rows {
+        if b == 0 {
+            // A run of module rows equal to an earlier run: one back-reference.
+            let oldest = k.saturating_sub(WINDOW / block);
+            let repeat = (oldest..k)
+                .rev()
+                .filter(|&j| same(j, k))
+                .map(|j| {
+                    (
+                        j,
+                        (1..rows - k).take_while(|&t| same(j + t, k + t)).count() + 1,
+                    )
+                })
+                .max_by_key(|&(j, count)| (count, j));
+            if let Some((j, count)) = repeat {
+                push_match(&mut tokens, count * block, (k - j) * block);
+                k += count;
+                continue;
+            }
+        }
+        if b == stride {
+            // The Up-filter rows: the previous module row's, one block back.
+            if k > 0 {
+                // The same distance goes on into the next scanline for as
+                // long as it starts like this one (filter byte, quiet zone).
+                let next = if k + 1 < rows && up_len > 0 {
+                    column_match(k, k + 1, 0)
+                } else {
+                    0
+                };
+                push_copy(&mut tokens, up_len + next, block, up_byte);
+                b += up_len + next;
+                while b >= block {
+                    (k, b) = (k + 1, b - block);
+                }
+                continue;
+            } else if up_len > 0 {
+                tokens.extend([literal(UP_FILTER), literal(0)]);
+                push_copy(&mut tokens, stride - 2, 1, |_| 0);
+                push_copy(&mut tokens, up_len - stride, stride, up_byte);
+            }
+            (k, b) = (k + 1, 0);
+            continue;
+        }
+
+        let in_line = stride - b;
+        let found = search(&head, &prev, k, b);
+        let len = match found {
+            Some((len, dist)) => {
+                push_match(&mut tokens, len, dist);
+                len
+            }
+            None => {
+                tokens.push(literal(lines[k * stride + b]));
+                1
+            }
+        };
+        // Index the positions just covered that have MIN_USEFUL bytes left
+        // in their line.
+        for p in b..b + len.min(in_line.saturating_sub(MIN_USEFUL - 1)) {
+            index(&mut head, &mut prev, k, p);
+        }
+        b += len;
+        while b >= block {
+            (k, b) = (k + 1, b - block);
+        }
     }
     tokens
 }
 
 /// Length of the match at `p` against `p - dist`, up to `limit`; compares
-/// eight bytes at a time.
+/// eight bytes at a time (a short tail in one word, when the data allows).
+#[inline(always)]
 fn match_len(data: &[u8], p: usize, dist: usize, limit: usize) -> usize {
-    let (a, b) = (&data[p - dist..], &data[p..p + limit]);
+    let word = |i: usize| u64::from_le_bytes(data[i..i + 8].try_into().unwrap());
     let mut n = 0;
-    while n + 8 <= limit {
-        let x = u64::from_le_bytes(a[n..n + 8].try_into().unwrap());
-        let y = u64::from_le_bytes(b[n..n + 8].try_into().unwrap());
-        if x != y {
-            return n + ((x ^ y).trailing_zeros() / 8) as usize;
+    while p + n + 8 <= data.len() {
+        let diff = word(p - dist + n) ^ word(p + n);
+        if diff != 0 || n + 8 >= limit {
+            return (n + (diff.trailing_zeros() / 8) as usize).min(limit);
         }
         n += 8;
     }
-    while n < limit && a[n] == b[n] {
+    while n < limit && data[p - dist + n] == data[p + n] {
         n += 1;
     }
     n
 }
 
-fn longest_match(
-    data: &[u8],
-    p: usize,
-    head: &[u32],
-    prev: &[u32],
-    fixed_dists: &[usize],
-    hash: impl Fn(usize) -> usize,
-) -> Option<(usize, usize)> {
-    if p + MIN_MATCH > data.len() {
-        return None;
+/// Number of zero bytes at `p`, up to `limit`.
+#[inline(always)]
+fn zero_run(data: &[u8], p: usize, limit: usize) -> usize {
+    let mut n = 0;
+    while p + n + 8 <= data.len() {
+        let word = u64::from_le_bytes(data[p + n..p + n + 8].try_into().unwrap());
+        if word != 0 || n + 8 >= limit {
+            return (n + (word.trailing_zeros() / 8) as usize).min(limit);
+        }
+        n += 8;
     }
-    let limit = MAX_MATCH.min(data.len() - p);
-    let mut best: Option<(usize, usize)> = None;
-    let mut consider = |dist: usize| {
-        if dist == 0 || dist > p || dist > WINDOW {
-            return;
-        }
-        // Cheap reject: a longer match must also differ from the best at its end.
-        if let Some((l, _)) = best {
-            if l >= limit || data[p - dist + l] != data[p + l] {
-                return;
-            }
-        }
-        let len = match_len(data, p, dist, limit);
-        if len >= MIN_MATCH && best.is_none_or(|(l, d)| len > l || (len == l && dist < d)) {
-            best = Some((len, dist));
-        }
-    };
-    for &d in fixed_dists {
-        consider(d);
+    while n < limit && data[p + n] == 0 {
+        n += 1;
     }
-    let mut candidate = head[hash(p)];
-    for _ in 0..MAX_PROBES {
-        if candidate == u32::MAX {
-            break;
-        }
-        consider(p - candidate as usize);
-        candidate = prev[candidate as usize];
+    n
+}
+
+fn literal(byte: u8) -> Token {
+    Token {
+        len_or_byte: u16::from(byte),
+        dist: 0,
     }
-    best
+}
+
+/// `len` bytes equal to those `dist` back: a match, or literals (`byte(i)`
+/// is the i-th) when too short for one.
+fn push_copy(tokens: &mut Vec<Token>, len: usize, dist: usize, byte: impl Fn(usize) -> u8) {
+    if len >= MIN_MATCH {
+        push_match(tokens, len, dist);
+    } else {
+        tokens.extend((0..len).map(|i| literal(byte(i))));
+    }
 }
 
 /// Pushes a match of any length >= 3 as tokens of at most 258 (none under 3).
@@ -205,12 +352,45 @@ const CL_ORDER: [usize; 19] = [
 ];
 const END_OF_BLOCK: usize = 256;
 
+/// Length code of each match length 0..=258 (0-2 unused), built at compile time.
+const LENGTH_CODE: [u8; 259] = {
+    let mut table = [0u8; 259];
+    let mut code = 0;
+    let mut len = 3;
+    while len <= 258 {
+        while code + 1 < 29 && LENGTH_BASE[code + 1] as usize <= len {
+            code += 1;
+        }
+        table[len] = code as u8;
+        len += 1;
+    }
+    table
+};
+
+/// Distance code of distances 1..=256 at `d - 1`, and of larger distances
+/// at `256 + ((d - 1) >> 7)`, as zlib tabulates them.
+const DIST_CODE: [u8; 512] = {
+    let mut table = [0u8; 512];
+    let mut i = 0;
+    while i < 512 {
+        let dist = if i < 256 { i + 1 } else { ((i - 256) << 7) + 1 };
+        let mut code = 0;
+        while code + 1 < 30 && DIST_BASE[code + 1] as usize <= dist {
+            code += 1;
+        }
+        table[i] = code as u8;
+        i += 1;
+    }
+    table
+};
+
 fn length_code(len: u16) -> usize {
-    LENGTH_BASE.partition_point(|&base| base <= len) - 1
+    LENGTH_CODE[len as usize] as usize
 }
 
 fn dist_code(dist: u16) -> usize {
-    DIST_BASE.partition_point(|&base| base <= dist) - 1
+    let d = dist as usize - 1;
+    DIST_CODE[if d < 256 { d } else { 256 + (d >> 7) }] as usize
 }
 
 /// Writes `tokens` as one final block with dynamic Huffman codes.
@@ -242,15 +422,16 @@ fn write_block(out: &mut Vec<u8>, tokens: &[Token]) {
     let cl_lens = code_lengths(&cl_freq, 7);
     let cl_codes = canonical_codes(&cl_lens);
     let hclen = 4.max(CL_ORDER.iter().rposition(|&s| cl_lens[s] > 0).unwrap() + 1);
-
     let mut w = BitWriter::new(out);
     w.bits(1, 1); // final block
     w.bits(2, 2); // dynamic Huffman
     w.bits((hlit - 257) as u32, 5);
     w.bits((hdist - 1) as u32, 5);
     w.bits((hclen - 4) as u32, 4);
+    w.spill();
     for &s in &CL_ORDER[..hclen] {
         w.bits(u32::from(cl_lens[s]), 3);
+        w.spill();
     }
     for &(symbol, extra) in &cl_tokens {
         let s = symbol as usize;
@@ -261,6 +442,7 @@ fn write_block(out: &mut Vec<u8>, tokens: &[Token]) {
             18 => w.bits(u32::from(extra), 7),
             _ => {}
         }
+        w.spill();
     }
     for t in tokens {
         if t.dist == 0 {
@@ -274,6 +456,7 @@ fn write_block(out: &mut Vec<u8>, tokens: &[Token]) {
             w.bits(dist_codes[dc], dist_lens[dc]);
             w.bits(u32::from(t.dist - DIST_BASE[dc]), DIST_EXTRA[dc]);
         }
+        w.spill();
     }
     w.bits(lit_codes[END_OF_BLOCK], lit_lens[END_OF_BLOCK]);
     w.flush();
@@ -282,68 +465,76 @@ fn write_block(out: &mut Vec<u8>, tokens: &[Token]) {
 /// Huffman code lengths for `freq`, none longer than `max_len`. Symbols with
 /// frequency 0 get length 0; a lone symbol gets length 1.
 fn code_lengths<const N: usize>(freq: &[u32; N], max_len: u8) -> [u8; N] {
+    let lens = huffman_lengths(freq);
+    if lens.iter().all(|&l| l <= max_len) {
+        return lens;
+    }
+    // Too deep: flatten the distribution and build again (rare).
     let mut freq = *freq;
     loop {
+        for f in freq.iter_mut().filter(|f| **f > 0) {
+            *f = (*f >> 1).max(1);
+        }
         let lens = huffman_lengths(&freq);
         if lens.iter().all(|&l| l <= max_len) {
             return lens;
-        }
-        // Too deep: flatten the distribution and build again (rare).
-        for f in freq.iter_mut().filter(|f| **f > 0) {
-            *f = (*f >> 1).max(1);
         }
     }
 }
 
 fn huffman_lengths<const N: usize>(freq: &[u32; N]) -> [u8; N] {
+    const MAX_NODES: usize = 2 * 286;
+    const { assert!(N <= 286) };
     let mut lens = [0u8; N];
-    let mut leaves: Vec<(u32, usize)> = freq
-        .iter()
-        .enumerate()
-        .filter(|(_, &f)| f > 0)
-        .map(|(s, &f)| (f, s))
-        .collect();
-    match leaves.len() {
+    // (frequency, symbol) packed in one u64 sorts fastest; ties by symbol.
+    // Written for every symbol, kept for the used ones: no branch per symbol.
+    let mut keys = [0u64; N];
+    let mut n = 0;
+    for (symbol, &f) in freq.iter().enumerate() {
+        keys[n] = u64::from(f) << 16 | symbol as u64;
+        n += usize::from(f > 0);
+    }
+    let keys = &mut keys[..n];
+    match n {
         0 => return lens,
         1 => {
-            lens[leaves[0].1] = 1;
+            lens[(keys[0] & 0xFFFF) as usize] = 1;
             return lens;
         }
         _ => {}
     }
-    leaves.sort_unstable();
+    keys.sort_unstable();
     // Two-queue Huffman: leaves in order, merged nodes in creation order.
-    // Node i < leaves.len() is leaf i; parent[] links every node upwards.
-    let n = leaves.len();
-    let mut weight: Vec<u32> = leaves.iter().map(|&(f, _)| f).collect();
-    let mut parent = vec![0usize; 2 * n - 1];
-    let (mut next_leaf, mut next_node) = (0, n);
-    let pick = |weight: &Vec<u32>, next_leaf: &mut usize, next_node: &mut usize| {
-        if *next_leaf < n
-            && (*next_node >= weight.len() || weight[*next_leaf] <= weight[*next_node])
-        {
-            *next_leaf += 1;
-            *next_leaf - 1
-        } else {
-            *next_node += 1;
-            *next_node - 1
-        }
-    };
+    // Node i < n is leaf i; parent[] links every node upwards.
+    let mut weight = [0u32; MAX_NODES];
+    let mut parent = [0u16; MAX_NODES];
+    for (w, &key) in weight.iter_mut().zip(keys.iter()) {
+        *w = (key >> 16) as u32;
+    }
+    // Past the last leaf the leaf queue reads as "infinitely heavy".
+    weight[n] = u32::MAX;
+    let (mut next_leaf, mut next_node, mut nodes) = (0, n + 1, n + 1);
     for _ in 0..n - 1 {
-        let a = pick(&weight, &mut next_leaf, &mut next_node);
-        let b = pick(&weight, &mut next_leaf, &mut next_node);
-        let new = weight.len();
-        weight.push(weight[a] + weight[b]);
-        parent[a] = new;
-        parent[b] = new;
+        let mut pick = || {
+            let leaf = next_node >= nodes || weight[next_leaf] <= weight[next_node];
+            let node = if leaf { next_leaf } else { next_node };
+            next_leaf += usize::from(leaf);
+            next_node += usize::from(!leaf);
+            node
+        };
+        let (a, b) = (pick(), pick());
+        weight[nodes] = weight[a] + weight[b];
+        parent[a] = nodes as u16;
+        parent[b] = nodes as u16;
+        nodes += 1;
     }
     // Depths from the root (the last node) down.
-    let mut depth = vec![0u8; 2 * n - 1];
-    for i in (0..2 * n - 2).rev() {
-        depth[i] = depth[parent[i]] + 1;
+    let mut depth = [0u8; MAX_NODES];
+    for i in (0..nodes - 1).rev() {
+        depth[i] = depth[parent[i] as usize] + 1;
     }
-    for (i, &(_, symbol)) in leaves.iter().enumerate() {
-        lens[symbol] = depth[i];
+    for (i, &key) in keys.iter().enumerate() {
+        lens[(key & 0xFFFF) as usize] = depth[i];
     }
     lens
 }
@@ -397,6 +588,9 @@ fn run_length_code_lengths(lens: &[u8]) -> Vec<(u8, u8)> {
     out
 }
 
+/// LSB-first bit packing. Codes gather in a 64-bit accumulator; `spill`
+/// stores all eight bytes of it unconditionally and keeps only the bits of
+/// the last incomplete byte, so no branch depends on the code lengths.
 struct BitWriter<'a> {
     out: &'a mut Vec<u8>,
     acc: u64,
@@ -412,17 +606,28 @@ impl<'a> BitWriter<'a> {
         }
     }
 
+    /// Callers spill often enough that the accumulator never overflows: at
+    /// most 7 bits stay after a spill, and one token adds at most 48.
+    #[inline(always)]
     fn bits(&mut self, value: u32, count: u8) {
+        debug_assert!(self.count + u32::from(count) <= 64);
         self.acc |= u64::from(value) << self.count;
         self.count += u32::from(count);
-        while self.count >= 8 {
-            self.out.push(self.acc as u8);
-            self.acc >>= 8;
-            self.count -= 8;
-        }
+    }
+
+    #[inline(always)]
+    fn spill(&mut self) {
+        let len = self.out.len();
+        let bytes = self.count / 8;
+        self.out.extend_from_slice(&self.acc.to_le_bytes());
+        self.out.truncate(len + bytes as usize);
+        // Two shifts: a shift by 64 (eight full bytes) would overflow.
+        self.acc = self.acc >> (bytes * 4) >> (bytes * 4);
+        self.count -= bytes * 8;
     }
 
     fn flush(&mut self) {
+        self.spill();
         if self.count > 0 {
             self.out.push(self.acc as u8);
         }
@@ -435,90 +640,109 @@ impl<'a> BitWriter<'a> {
 mod tests {
     use super::*;
 
-    fn round_trip(data: &[u8], stride: usize, scale: usize) -> usize {
+    /// The PNG scanline stream `image` stands for.
+    fn expand(image: &Image) -> Vec<u8> {
+        let mut up = vec![0u8; image.stride];
+        up[0] = UP_FILTER;
+        let mut data = Vec::new();
+        for line in image.lines.chunks_exact(image.stride) {
+            data.extend_from_slice(line);
+            for _ in 1..image.scale {
+                data.extend_from_slice(&up);
+            }
+        }
+        data
+    }
+
+    fn round_trip(image: &Image) -> usize {
         let mut out = Vec::new();
-        zlib(&mut out, data, stride, scale);
+        zlib(&mut out, image);
         let back = miniz_oxide::inflate::decompress_to_vec_zlib(&out).expect("valid zlib stream");
-        assert_eq!(back, data);
+        assert_eq!(back, expand(image));
         out.len()
     }
 
-    #[test]
-    fn round_trips_any_bytes() {
-        round_trip(b"", 1, 1);
-        round_trip(b"a", 1, 1);
-        round_trip(b"abcabcabcabcabc", 5, 1);
-        round_trip(&[0; 100_000], 27, 5);
-        let mut state = 1u32;
-        let noise: Vec<u8> = (0..20_000)
-            .map(|_| {
-                state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-                (state >> 16) as u8
-            })
-            .collect();
-        round_trip(&noise, 27, 5);
-        // Skewed: long codes, exercising the length limit.
-        let skewed: Vec<u8> = (0..60_000u32)
-            .map(|i| (i.trailing_zeros() * 7 + i % 3) as u8)
-            .collect();
-        round_trip(&skewed, 33, 3);
+    fn image(stride: usize, scale: usize, lines: Vec<u8>) -> Image {
+        Image {
+            size: 8 * (stride - 1),
+            scale,
+            stride,
+            lines,
+        }
     }
 
-    /// Rows of `stride` bytes as a PNG of pixel art has them: each distinct
-    /// row repeated up to `scale` times, some rows recurring later, some noise.
-    fn pixel_art(
-        rng: &mut impl FnMut() -> u32,
-        stride: usize,
-        scale: usize,
-        rows: usize,
-    ) -> Vec<u8> {
+    fn xorshift(mut state: u32) -> impl FnMut() -> u32 {
+        move || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        }
+    }
+
+    #[test]
+    fn round_trips_any_lines() {
+        round_trip(&image(2, 1, vec![]));
+        round_trip(&image(2, 1, vec![0, 7]));
+        round_trip(&image(5, 3, b"abcabcabcabcabc".to_vec()));
+        round_trip(&image(27, 5, vec![0; 27 * 700]));
+        let mut rng = xorshift(1);
+        let noise: Vec<u8> = (0..27 * 700).map(|_| rng() as u8).collect();
+        round_trip(&image(27, 5, noise));
+        // Skewed: long codes, exercising the length limit.
+        let skewed: Vec<u8> = (0..33 * 1000u32)
+            .map(|i| (i.trailing_zeros() * 7 + i % 3) as u8)
+            .collect();
+        round_trip(&image(33, 3, skewed));
+    }
+
+    /// Lines as a QR image has them: a few recurring ones (sparse bits),
+    /// runs of the same line, some noise.
+    fn pixel_art(rng: &mut impl FnMut() -> u32, stride: usize, rows: usize) -> Vec<u8> {
         let palette: Vec<Vec<u8>> = (0..1 + rng() % 4)
             .map(|_| (0..stride).map(|_| rng() as u8 & 0x81).collect())
             .collect();
-        let mut data = Vec::with_capacity(stride * rows);
-        while data.len() < stride * rows {
-            let row: Vec<u8> = match rng() % 4 {
+        let mut lines = Vec::with_capacity(stride * rows);
+        while lines.len() < stride * rows {
+            let line: Vec<u8> = match rng() % 4 {
                 0 => (0..stride).map(|_| rng() as u8).collect(),
                 _ => palette[rng() as usize % palette.len()].clone(),
             };
-            for _ in 0..1 + rng() as usize % scale {
-                data.extend_from_slice(&row);
+            for _ in 0..1 + rng() % 3 {
+                lines.extend_from_slice(&line);
             }
         }
-        data.truncate(stride * rows + rng() as usize % 3); // a ragged end too
-        data
+        lines.truncate(stride * rows);
+        lines
     }
 
     #[test]
     fn any_stride_and_scale_inflates_with_c_zlib() {
         use std::io::Read;
-        let mut state = 0x9E37_79B9u32;
-        let mut rng = move || {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            state
-        };
+        let mut rng = xorshift(0x9E37_79B9);
         for case in 0..3000 {
-            let stride = 1 + rng() as usize % 70;
+            let stride = 2 + rng() as usize % 70;
             let scale = 1 + rng() as usize % 9;
             let rows = rng() as usize % 60;
-            let data = pixel_art(&mut rng, stride, scale, rows);
+            let image = image(stride, scale, pixel_art(&mut rng, stride, rows));
             let mut out = Vec::new();
-            zlib(&mut out, &data, stride, scale);
+            zlib(&mut out, &image);
             let mut back = Vec::new();
             flate2::read::ZlibDecoder::new(&out[..])
                 .read_to_end(&mut back)
                 .unwrap_or_else(|e| panic!("case {case} (stride {stride}, scale {scale}): {e}"));
-            assert_eq!(back, data, "case {case} (stride {stride}, scale {scale})");
+            assert_eq!(
+                back,
+                expand(&image),
+                "case {case} (stride {stride}, scale {scale})"
+            );
         }
     }
 
     #[test]
     fn repeated_rows_cost_almost_nothing() {
-        let row: Vec<u8> = (0..27u8).map(|i| i.wrapping_mul(37)).collect();
-        let data = row.repeat(200);
-        assert!(round_trip(&data, 27, 5) < 100);
+        let line: Vec<u8> = (0..27u8).map(|i| i.wrapping_mul(37)).collect();
+        assert!(round_trip(&image(27, 5, line.repeat(40))) < 100);
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod error;
 mod mask;
 mod png;
 mod raster;
+mod reed_solomon;
 mod symbol;
 
 pub use error::QrError;
@@ -20,6 +21,19 @@ pub use symbol::encode_bits;
 /// Capacities behind the compile-time version limit, for tests.
 #[doc(hidden)]
 pub use symbol::{BYTE_CAPACITY_L, MAX_VERSION};
+
+/// The pipeline one stage at a time, for the core bench's breakdown: each
+/// function takes the previous one's output, and [`generate_qr_code`] is
+/// their composition.
+#[doc(hidden)]
+pub mod stages {
+    pub use crate::deflate::zlib as deflate;
+    pub use crate::png::encode_gray1 as png;
+    pub use crate::raster::{image as raster, Image};
+    pub use crate::symbol::{
+        choose_mask, error_correction, place, segment, Codewords, DataCodewords, Placed, Symbol,
+    };
+}
 
 /// With the `testing` feature only: the text that makes the generator panic.
 #[cfg(feature = "testing")]

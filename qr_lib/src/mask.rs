@@ -6,105 +6,152 @@
 //! crate exactly, quirks included (its balance rule and finder-pattern rule
 //! differ from ISO 18004), so the chosen mask is the crate's.
 
-/// Total penalty of a symbol; lower is better.
-pub fn penalty(rows: &[u128], width: usize) -> u32 {
-    let full = (1u128 << width) - 1;
-    let mut light_rows = [0u128; 128];
-    let lights = &mut light_rows[..rows.len()];
-    for (l, r) in lights.iter_mut().zip(rows) {
-        *l = !r & full;
-    }
-    let lights = &*lights;
-    let mut score = 0;
-    for (dark, light) in rows.iter().zip(lights) {
-        score +=
-            runs_penalty(five_in_a_row(*dark, width)) + runs_penalty(five_in_a_row(*light, width));
-        score += finder_penalty(*dark, width);
-    }
-    score += vertical_runs_penalty(rows) + vertical_runs_penalty(lights);
-    score += block_penalty(rows, width);
-    score += vertical_finder_penalty(rows, lights);
-    score + balance_penalty(rows, width)
+use std::ops::{BitAnd, BitOr, BitXor, Not, Shl, Shr};
+
+/// A packed row: `u64` for symbols up to 64 modules wide (version 11), `u128`
+/// above; the rules below are the same shifts and ANDs on either.
+pub trait Row:
+    Copy
+    + Eq
+    + BitAnd<Output = Self>
+    + BitOr<Output = Self>
+    + BitXor<Output = Self>
+    + Not<Output = Self>
+    + Shl<usize, Output = Self>
+    + Shr<usize, Output = Self>
+{
+    const ZERO: Self;
+    /// The low `n` bits set.
+    fn low_bits(n: usize) -> Self;
+    fn count(self) -> u32;
 }
 
-/// Bit `x` set where columns `x..x+5` are all set (within `width`).
-fn five_in_a_row(row: u128, width: usize) -> u128 {
-    let starts = (1u128 << (width - 4)) - 1;
-    row & row >> 1 & row >> 2 & row >> 3 & row >> 4 & starts
+macro_rules! impl_row {
+    ($($t:ty),*) => {$(
+        impl Row for $t {
+            const ZERO: Self = 0;
+            fn low_bits(n: usize) -> Self {
+                <$t>::MAX.checked_shr(<$t>::BITS - n as u32).unwrap_or(0)
+            }
+            fn count(self) -> u32 {
+                self.count_ones()
+            }
+        }
+    )*};
+}
+
+impl_row!(u64, u128);
+
+/// Total penalty of a symbol; lower is better.
+pub fn penalty<R: Row>(rows: &[R], width: usize) -> u32 {
+    let mut score = 0;
+    for &row in rows {
+        score += horizontal_runs(row, width) + finder_penalty(row, width);
+    }
+    score
+        + vertical_runs(rows, width)
+        + block_penalty(rows, width)
+        + vertical_finder_penalty(rows, width)
+        + balance_penalty(rows, width)
+}
+
+/// Bit `x` set where module `x` has the colour of module `x + 1`.
+fn same_as_right<R: Row>(row: R, width: usize) -> R {
+    !(row ^ row >> 1) & R::low_bits(width - 1)
 }
 
 /// A run of `len >= 5` same-colour modules costs `len - 2`. It holds `len - 4`
-/// five-module windows, and one window that starts it (none before it): so
-/// the cost is windows + 2 per run start.
-fn runs_penalty(windows: u128) -> u32 {
-    let run_starts = windows & !(windows << 1);
-    windows.count_ones() + 2 * run_starts.count_ones()
+/// five-module windows (four equal neighbours in a row), and one window that
+/// starts it: so the cost is windows + 2 per run start. A dark and a light
+/// run never share a window, so both colours are counted at once.
+fn runs_cost<R: Row>(windows: R) -> u32 {
+    windows.count() + 2 * (windows & !(windows << 1)).count()
 }
 
-/// The same rule down the columns, with rows ANDed instead of bits shifted.
-fn vertical_runs_penalty(rows: &[u128]) -> u32 {
-    let mut previous = 0;
+fn horizontal_runs<R: Row>(row: R, width: usize) -> u32 {
+    let same = same_as_right(row, width);
+    runs_cost(same & same >> 1 & same >> 2 & same >> 3)
+}
+
+/// The same rule down the columns: equal neighbours are rows XORed, and the
+/// windows are four of those ANDed.
+fn vertical_runs<R: Row>(rows: &[R], width: usize) -> u32 {
+    let full = R::low_bits(width);
+    let same = |y: usize| !(rows[y] ^ rows[y + 1]) & full;
+    let mut previous = R::ZERO;
     let mut score = 0;
-    for w in rows.windows(5) {
-        let windows = w[0] & w[1] & w[2] & w[3] & w[4];
-        score += windows.count_ones() + 2 * (windows & !previous).count_ones();
+    for y in 0..rows.len().saturating_sub(4) {
+        let windows = same(y) & same(y + 1) & same(y + 2) & same(y + 3);
+        score += windows.count() + 2 * (windows & !previous).count();
         previous = windows;
     }
     score
 }
 
 /// 3 for every 2x2 block of one colour.
-fn block_penalty(rows: &[u128], width: usize) -> u32 {
-    let pairs = (1u128 << (width - 1)) - 1;
-    let same_as_right = |r: u128| !(r ^ r >> 1) & pairs;
+fn block_penalty<R: Row>(rows: &[R], width: usize) -> u32 {
+    let full = R::low_bits(width);
     rows.windows(2)
-        .map(|w| 3 * (same_as_right(w[0]) & same_as_right(w[1]) & !(w[0] ^ w[1])).count_ones())
+        .map(|w| {
+            let same = same_as_right(w[0], width) & same_as_right(w[1], width);
+            3 * (same & !(w[0] ^ w[1]) & full).count()
+        })
         .sum()
 }
 
 /// 40 for each dark-light-dark-dark-dark-light-dark run with four light (or
 /// outside) modules on at least one side.
-fn finder_penalty(row: u128, width: usize) -> u32 {
-    let light = !row & ((1u128 << width) - 1);
-    let starts = (1u128 << (width - 6)) - 1;
-    let pattern =
-        row & light >> 1 & row >> 2 & row >> 3 & row >> 4 & light >> 5 & row >> 6 & starts;
+fn finder_penalty<R: Row>(row: R, width: usize) -> u32 {
+    let light = !row & R::low_bits(width);
+    let pattern = row
+        & light >> 1
+        & row >> 2
+        & row >> 3
+        & row >> 4
+        & light >> 5
+        & row >> 6
+        & R::low_bits(width - 6);
+    if pattern == R::ZERO {
+        return 0;
+    }
     let dark_before = row << 1 | row << 2 | row << 3 | row << 4;
     let dark_after = row >> 7 | row >> 8 | row >> 9 | row >> 10;
-    40 * (pattern & !(dark_before & dark_after)).count_ones()
+    40 * (pattern & !(dark_before & dark_after)).count()
 }
 
-fn vertical_finder_penalty(rows: &[u128], lights: &[u128]) -> u32 {
+fn vertical_finder_penalty<R: Row>(rows: &[R], width: usize) -> u32 {
+    let full = R::low_bits(width);
     let at = |y: isize| {
         if (0..rows.len() as isize).contains(&y) {
             rows[y as usize]
         } else {
-            0
+            R::ZERO
         }
     };
     let mut score = 0;
     for y in 0..rows.len().saturating_sub(6) {
         let pattern = rows[y]
-            & lights[y + 1]
+            & !rows[y + 1]
             & rows[y + 2]
             & rows[y + 3]
             & rows[y + 4]
-            & lights[y + 5]
-            & rows[y + 6];
-        if pattern == 0 {
+            & !rows[y + 5]
+            & rows[y + 6]
+            & full;
+        if pattern == R::ZERO {
             continue;
         }
         let y = y as isize;
         let dark_before = at(y - 1) | at(y - 2) | at(y - 3) | at(y - 4);
         let dark_after = at(y + 7) | at(y + 8) | at(y + 9) | at(y + 10);
-        score += 40 * (pattern & !(dark_before & dark_after)).count_ones();
+        score += 40 * (pattern & !(dark_before & dark_after)).count();
     }
     score
 }
 
 /// |dark share in half-percent - 100|, with the crate's integer division.
-fn balance_penalty(rows: &[u128], width: usize) -> u32 {
-    let dark: u32 = rows.iter().map(|r| r.count_ones()).sum();
+fn balance_penalty<R: Row>(rows: &[R], width: usize) -> u32 {
+    let dark: u32 = rows.iter().map(|r| r.count()).sum();
     let ratio = dark * 200 / (width * width) as u32;
     ratio.abs_diff(100)
 }
@@ -170,7 +217,7 @@ mod tests {
     fn grids(count: usize) -> impl Iterator<Item = Vec<Vec<bool>>> {
         let mut state = 0x2545F4914F6CDD1Du64;
         (0..count).map(move |i| {
-            let width = [21, 25, 45, 85, 125][i % 5];
+            let width = [21, 25, 45, 64, 85, 125][i % 6];
             (0..width)
                 .map(|_| {
                     (0..width)
@@ -187,32 +234,35 @@ mod tests {
         })
     }
 
+    fn check_against_naive<R: Row>(grid: &[Vec<bool>], rows: &[R]) {
+        let width = grid.len();
+        let horizontal: u32 = rows.iter().map(|&r| horizontal_runs(r, width)).sum();
+        assert_eq!(horizontal, naive_runs(grid));
+        assert_eq!(vertical_runs(rows, width), naive_runs(&transpose(grid)));
+        assert_eq!(
+            rows.iter().map(|&r| finder_penalty(r, width)).sum::<u32>(),
+            naive_finder(grid)
+        );
+        assert_eq!(
+            vertical_finder_penalty(rows, width),
+            naive_finder(&transpose(grid))
+        );
+    }
+
     #[test]
     fn runs_and_finders_match_the_naive_rules() {
         for grid in grids(200) {
-            let width = grid.len();
             let rows = pack(&grid);
-            let lights: Vec<u128> = rows.iter().map(|r| !r & ((1u128 << width) - 1)).collect();
-            let horizontal: u32 = rows
-                .iter()
-                .map(|&r| {
-                    runs_penalty(five_in_a_row(r, width))
-                        + runs_penalty(five_in_a_row(!r & ((1 << width) - 1), width))
-                })
-                .sum();
-            assert_eq!(horizontal, naive_runs(&grid));
-            assert_eq!(
-                vertical_runs_penalty(&rows) + vertical_runs_penalty(&lights),
-                naive_runs(&transpose(&grid))
-            );
-            assert_eq!(
-                rows.iter().map(|&r| finder_penalty(r, width)).sum::<u32>(),
-                naive_finder(&grid)
-            );
-            assert_eq!(
-                vertical_finder_penalty(&rows, &lights),
-                naive_finder(&transpose(&grid))
-            );
+            check_against_naive(&grid, &rows);
+            if grid.len() <= 64 {
+                let narrow: Vec<u64> = rows.iter().map(|&r| r as u64).collect();
+                check_against_naive(&grid, &narrow);
+                assert_eq!(
+                    penalty(&narrow, grid.len()),
+                    penalty(&rows, grid.len()),
+                    "u64 and u128 rows score alike"
+                );
+            }
         }
     }
 

@@ -1,5 +1,7 @@
 //! A symbol's modules to image pixels: quiet zone, module size, 1-bit rows.
 
+use std::sync::OnceLock;
+
 use crate::png;
 use crate::symbol::Symbol;
 
@@ -14,47 +16,67 @@ pub fn module_size(symbol_width: usize) -> u32 {
     MIN_IMAGE_SIZE.div_ceil(modules)
 }
 
+/// A square 1-bit image made of `scale`-pixel modules, as the new PNG
+/// scanlines only: one per module row, `stride` bytes each (filter byte 0,
+/// then the pixels packed 8 to a byte, first pixel in the top bit, 1 =
+/// light). Each stands for `scale` identical image rows; the `scale - 1`
+/// repeats (Up filter, all zeros) are left to the encoder.
+pub struct Image {
+    pub size: usize,
+    pub scale: usize,
+    pub stride: usize,
+    pub lines: Vec<u8>,
+}
+
 pub fn to_png(symbol: &Symbol) -> Vec<u8> {
+    png::encode_gray1(&image(symbol))
+}
+
+/// The raster stage.
+pub fn image(symbol: &Symbol) -> Image {
     let scale = module_size(symbol.width) as usize;
     let quiet = QUIET_ZONE_MODULES as usize;
-    let size = (symbol.width + 2 * quiet) * scale;
+    let modules = symbol.width + 2 * quiet;
+    let size = modules * scale;
     let row_bytes = size.div_ceil(8);
-
-    // PNG scanlines: a filter byte, then 1 bit per pixel (1 = white).
-    // The first row of each module row is stored as is (filter 0); the
-    // `scale - 1` rows that repeat it use the Up filter (2), which makes them
-    // all zero bytes that deflate to almost nothing.
     let stride = 1 + row_bytes;
-    let mut scanlines = vec![0u8; stride * size];
-    let light_px = (1u64 << scale) - 1;
-    for (y, line) in scanlines.chunks_exact_mut(stride * scale).enumerate() {
+    let spread = spread_table(scale);
+    let mut lines = vec![0u8; stride * modules];
+    for (y, line) in lines.chunks_exact_mut(stride).enumerate() {
+        let pixels = &mut line[1..];
         let row = match y.checked_sub(quiet) {
             Some(sy) if sy < symbol.width => symbol.rows[sy] << quiet,
             _ => 0,
         };
-        // Shift each module's `scale` pixel bits into an accumulator and
-        // store whole bytes as they fill: a few operations per module.
-        let pixels = &mut line[1..stride];
-        let (mut acc, mut bits, mut at) = (0u64, 0, 0);
-        for x in 0..size / scale {
-            let dark = row >> x & 1 == 1;
-            acc = acc << scale | if dark { 0 } else { light_px };
-            bits += scale;
-            while bits >= 8 {
-                bits -= 8;
-                pixels[at] = (acc >> bits) as u8;
-                at += 1;
-            }
-        }
-        if bits > 0 {
-            // Padding bits past the image width are 1; decoders ignore them.
-            pixels[at] = (acc << (8 - bits)) as u8 | (0xFF >> bits);
-        }
-        for repeat in line[stride..].chunks_exact_mut(stride) {
-            repeat[0] = 2;
+        // Eight modules are 8 * scale pixel bits: exactly `scale` bytes.
+        // Bits past the last module are light (padding past the image
+        // width, which decoders ignore).
+        for (chunk, bytes) in pixels.chunks_mut(scale).enumerate() {
+            let spread = spread[(row >> (8 * chunk)) as u8 as usize].to_be_bytes();
+            bytes.copy_from_slice(&spread[8 - scale..][..bytes.len()]);
         }
     }
-    png::encode_gray1(size as u32, size as u32, &scanlines, scale)
+    Image {
+        size,
+        scale,
+        stride,
+        lines,
+    }
+}
+
+/// For each byte of eight modules (bit `i` set = module `i` dark): their
+/// `8 * scale` pixel bits in the low bits, first module on top, 1 = light.
+fn spread_table(scale: usize) -> &'static [u64; 256] {
+    static TABLES: [OnceLock<[u64; 256]>; 9] = [const { OnceLock::new() }; 9];
+    TABLES[scale].get_or_init(|| {
+        let light = (1u64 << scale) - 1;
+        std::array::from_fn(|byte| {
+            (0..8).fold(0, |acc, i| {
+                let dark = byte >> i & 1 == 1;
+                acc << scale | if dark { 0 } else { light }
+            })
+        })
+    })
 }
 
 #[cfg(test)]

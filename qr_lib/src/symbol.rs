@@ -10,12 +10,15 @@ use std::sync::OnceLock;
 
 use qrcode::bits::Bits;
 use qrcode::canvas::{Canvas, MaskPattern, Module};
+#[cfg(test)]
+use qrcode::ec;
 use qrcode::optimize::{total_encoded_len, Optimizer, Parser, Segment};
 use qrcode::types::{Color, Mode, Version};
-use qrcode::{ec, EcLevel};
+use qrcode::EcLevel;
 
 use crate::mask;
 use crate::raster::QUIET_ZONE_MODULES;
+use crate::reed_solomon;
 use crate::QrError;
 
 const EC_LEVEL: EcLevel = EcLevel::L;
@@ -67,50 +70,97 @@ pub struct Symbol {
 }
 
 pub fn encode(data: &[u8]) -> Result<Symbol, QrError> {
+    Ok(choose_mask(&place(&error_correction(&segment(data)?))))
+}
+
+/// The data codewords (segments, terminator and padding) and their version.
+pub struct DataCodewords {
+    version: i16,
+    words: Vec<u8>,
+}
+
+/// The segmentation and data-encoding stage.
+pub fn segment(data: &[u8]) -> Result<DataCodewords, QrError> {
     let bits = encode_bits(data)?;
-    let version = bits.version();
-    let Version::Normal(number) = version else {
-        return Err(QrError::EncodingFailed);
-    };
-    if number > MAX_VERSION {
-        return Err(QrError::EncodingFailed);
+    match bits.version() {
+        Version::Normal(number) if number <= MAX_VERSION => Ok(DataCodewords {
+            version: number,
+            words: bits.into_bytes(),
+        }),
+        _ => Err(QrError::EncodingFailed),
     }
-    let (data_words, ec_words) = ec::construct_codewords(&bits.into_bytes(), version, EC_LEVEL)
-        .map_err(|_| QrError::EncodingFailed)?;
-    let template = template(version);
+}
 
-    // The data and EC bits, most significant first, along the zigzag path.
-    let mut data_rows = vec![0u128; template.width];
-    let bits = data_words
-        .iter()
-        .chain(&ec_words)
-        .flat_map(|&word| (0..8).rev().map(move |i| word >> i & 1));
-    for (&(x, y), bit) in template.data_path.iter().zip(bits) {
-        data_rows[y as usize] |= u128::from(bit) << x;
+/// Data and error-correction codewords, interleaved in placement order.
+pub struct Codewords {
+    version: i16,
+    words: Vec<u8>,
+}
+
+/// The error-correction stage: the data split into blocks, each block's
+/// Reed-Solomon codewords, all interleaved.
+pub fn error_correction(data: &DataCodewords) -> Codewords {
+    Codewords {
+        version: data.version,
+        words: reed_solomon::interleaved_codewords(&data.words, data.version as usize),
     }
+}
 
-    // Each candidate is its masked template (function patterns, format info
-    // for that mask, mask bits on the data area) XOR the data. The first
-    // lowest penalty wins, as in the crate.
+/// A symbol's data modules, placed but not yet masked.
+pub struct Placed {
+    version: i16,
+    rows: Vec<u128>,
+}
+
+/// The placement stage: codeword bits, most significant first, along the
+/// zigzag path.
+pub fn place(codewords: &Codewords) -> Placed {
+    let template = template(codewords.version);
+    let mut rows = vec![0u128; template.width];
+    // Eight path entries per codeword; remainder bits past the last stay light.
+    for (&word, path) in codewords.words.iter().zip(template.data_path.chunks(8)) {
+        for (i, &(x, y)) in path.iter().enumerate() {
+            rows[y as usize] |= u128::from(word >> (7 - i) & 1) << x;
+        }
+    }
+    Placed {
+        version: codewords.version,
+        rows,
+    }
+}
+
+/// The mask stage: each candidate is its masked template (function patterns,
+/// format info for that mask, mask bits on the data area) XOR the data. The
+/// first lowest penalty wins, as in the crate.
+pub fn choose_mask(placed: &Placed) -> Symbol {
+    let template = template(placed.version);
     let mut candidate = vec![0u128; template.width];
     let mut best: Option<(u32, &Vec<u128>)> = None;
     for masked in &template.masked {
-        for ((c, m), d) in candidate.iter_mut().zip(masked).zip(&data_rows) {
+        for ((c, m), d) in candidate.iter_mut().zip(masked).zip(&placed.rows) {
             *c = m ^ d;
         }
-        let score = mask::penalty(&candidate, template.width);
+        let score = if template.width <= 64 {
+            let mut narrow = [0u64; 64];
+            for (n, &c) in narrow.iter_mut().zip(&candidate) {
+                *n = c as u64;
+            }
+            mask::penalty(&narrow[..template.width], template.width)
+        } else {
+            mask::penalty(&candidate, template.width)
+        };
         if best.is_none_or(|(s, _)| score < s) {
             best = Some((score, masked));
         }
     }
     let (_, masked) = best.expect("eight candidates");
-    for (d, m) in data_rows.iter_mut().zip(masked) {
-        *d ^= m;
+    for ((c, m), d) in candidate.iter_mut().zip(masked).zip(&placed.rows) {
+        *c = m ^ d;
     }
-    Ok(Symbol {
+    Symbol {
         width: template.width,
-        rows: data_rows,
-    })
+        rows: candidate,
+    }
 }
 
 /// The parts of a version's symbol that do not depend on the data.
@@ -122,13 +172,10 @@ struct Template {
     data_path: Vec<(u8, u8)>,
 }
 
-fn template(version: Version) -> &'static Template {
+fn template(number: i16) -> &'static Template {
     static TEMPLATES: [OnceLock<Template>; MAX_VERSION as usize] =
         [const { OnceLock::new() }; MAX_VERSION as usize];
-    let Version::Normal(number) = version else {
-        unreachable!("normal versions only")
-    };
-    TEMPLATES[number as usize - 1].get_or_init(|| build_template(version))
+    TEMPLATES[number as usize - 1].get_or_init(|| build_template(Version::Normal(number)))
 }
 
 fn build_template(version: Version) -> Template {
@@ -291,7 +338,7 @@ mod tests {
             let ones_data = vec![0xFF; data.len()];
             let ones_ec = vec![0xFF; ec.len()];
             canvas.draw_data(&ones_data, &ones_ec);
-            let t = template(version);
+            let t = template(number);
             for &(x, y) in &t.data_path[..8 * (data.len() + ec.len())] {
                 assert_eq!(
                     canvas.get(x.into(), y.into()),

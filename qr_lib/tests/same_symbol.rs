@@ -88,3 +88,20 @@ fn seeded_random_texts() {
         assert_same_symbol(&text);
     }
 }
+
+#[test]
+fn every_text_length_and_so_every_version() {
+    // Byte-mode texts of every length up to the limit reach every version
+    // 512 bytes can need (1 to 15), each at both ends of its capacity.
+    let mut versions = std::collections::BTreeSet::new();
+    for len in 1..=qr_lib::MAX_TEXT_BYTES {
+        let text = "x".repeat(len);
+        assert_same_symbol(&text);
+        use qr_lib::stages::*;
+        let symbol = choose_mask(&place(&error_correction(
+            &segment(text.as_bytes()).unwrap(),
+        )));
+        versions.insert((symbol.width - 17) / 4);
+    }
+    assert_eq!(versions, (1..=15).collect());
+}

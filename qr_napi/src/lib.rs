@@ -44,14 +44,27 @@ pub(crate) fn js_error(env: &Env, failure: Failure) -> Error {
     Error::from(JsError::from(Error::new(code, message)).into_unknown(*env))
 }
 
-/// The PNG as a Buffer that takes over the Vec's memory (no copy).
+/// The PNG as a Buffer, or the failure as a JS `Error`.
 pub(crate) fn to_buffer(
     env: &Env,
     result: std::result::Result<Vec<u8>, Failure>,
 ) -> Result<Buffer> {
-    result
-        .map(Buffer::from)
-        .map_err(|failure| js_error(env, failure))
+    let png = result.map_err(|failure| js_error(env, failure))?;
+    png_buffer(env, png)
+}
+
+/// V8 copies the PNG (about 400 bytes) into a Buffer of its own: measured
+/// faster than an external Buffer adopting the Vec, which costs a finalizer
+/// per Buffer (nodejs/node#53804; `bench/napi-buffer.sh` compares the two).
+#[cfg(not(feature = "external-buffer"))]
+fn png_buffer(env: &Env, png: Vec<u8>) -> Result<Buffer> {
+    BufferSlice::copy_from(env, png)?.into_buffer(env)
+}
+
+/// The other way, for the comparison: a Buffer over the Vec's own memory.
+#[cfg(feature = "external-buffer")]
+fn png_buffer(_env: &Env, png: Vec<u8>) -> Result<Buffer> {
+    Ok(Buffer::from(png))
 }
 
 /// QR-code PNG of `text`, computed on the calling thread.

@@ -1,0 +1,115 @@
+'use strict';
+
+// The core through each in-process binding, as a Node caller pays for it:
+// `generateQrCodeSync` of the napi addon and `generateQrCode` of both Wasm
+// builds, on the same text sets and text lengths as `cargo bench -p qr_lib`
+// (qr_lib/benches/core.rs). Calls alternate between the bindings in rounds so
+// a noisy neighbour slows all of them alike; each figure is a median.
+//
+//   node bench/core-curve.js                    # napi, wasm, wasm-raw
+//   node bench/core-curve.js --addon copied=a.node --addon external=b.node
+//   node bench/core-curve.js --rounds 1 --round-ms 5   # a smoke run (the test)
+//
+// `--addon NAME=FILE` replaces the addon column(s) with the given .node
+// builds (bench/napi-buffer.sh compares the two ways to return a Buffer).
+const fs = require('node:fs');
+const path = require('node:path');
+const { parseArgs } = require('node:util');
+const { loadAddon } = require('../node-server/lib/addon');
+const { QrWasmRaw } = require('../node-server/lib/qr-wasm-raw');
+const { wasmFile } = require('../node-server/lib/wasm-files');
+
+const CURVE_LENGTHS = [16, 64, 128, 256, 384, 512];
+const texts = require('../test/fixtures/texts.json');
+
+function bindings(addonArgs) {
+  const list = [];
+  if (addonArgs.length === 0) {
+    list.push(['napi', loadAddon().generateQrCodeSync]);
+  }
+  for (const arg of addonArgs) {
+    const [name, file] = arg.split('=');
+    const module = { exports: {} };
+    process.dlopen(module, path.resolve(file));
+    list.push([name, module.exports.generateQrCodeSync]);
+  }
+  if (addonArgs.length === 0) {
+    const wasm = require(wasmFile('pkg/qr_wasm.js'));
+    list.push(['wasm', (text) => wasm.generateQrCode(text)]);
+    const raw = new QrWasmRaw(new WebAssembly.Module(fs.readFileSync(wasmFile('pkg-raw/qr_wasm_raw.wasm'))));
+    list.push(['wasm-raw', (text) => raw.generateQrCode(text)]);
+  }
+  return list;
+}
+
+/** `len` bytes of URL-like text from `offset` in the ten URLs joined (as core.rs builds them). */
+function urlText(urls, len, offset) {
+  const joined = Buffer.from(urls.join(' '));
+  const repeated = Buffer.concat(Array(1 + Math.floor((offset + len) / joined.length)).fill(joined));
+  return repeated.subarray(offset, offset + len).toString('latin1');
+}
+
+function median(xs) {
+  return [...xs].sort((a, b) => a - b)[xs.length >> 1];
+}
+
+/** Median microseconds per call of each binding over `set`, rounds interleaved. */
+function timeAll(list, set, { rounds, roundMs }) {
+  const samples = list.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    list.forEach(([, fn], i) => {
+      let calls = 0;
+      const start = process.hrtime.bigint();
+      const end = start + BigInt(roundMs * 1e6);
+      let now = start;
+      while (now < end) {
+        for (const text of set) fn(text);
+        calls += set.length;
+        now = process.hrtime.bigint();
+      }
+      samples[i].push(Number(now - start) / 1e3 / calls);
+    });
+  }
+  return samples.map(median);
+}
+
+function meanBytes(fn, set) {
+  return set.reduce((sum, text) => sum + fn(text).length, 0) / set.length;
+}
+
+function main() {
+  const { values } = parseArgs({
+    options: {
+      addon: { type: 'string', multiple: true, default: [] },
+      rounds: { type: 'string', default: '15' },
+      'round-ms': { type: 'string', default: '100' },
+    },
+  });
+  const timing = { rounds: Number(values.rounds), roundMs: Number(values['round-ms']) };
+  const list = bindings(values.addon);
+  const names = list.map(([name]) => name);
+  const urls = texts.urls;
+  const all = [...urls, ...Object.values(texts.edge)];
+  const long = all.filter((t) => Buffer.byteLength(t) >= 510);
+  // All URL-like texts are ASCII, so latin1 above is UTF-8.
+  const sets = [
+    ['ten article URLs', urls],
+    ['all shared texts', all],
+    ['510-512 byte texts', long],
+    ...CURVE_LENGTHS.map((len) => [`${len} bytes`, Array.from({ length: 8 }, (_, i) => urlText(urls, len, 37 * i))]),
+  ];
+
+  // Warm up every binding (JIT, Wasm tier-up, templates).
+  for (const [, fn] of list) for (const [, set] of sets) for (const text of set) fn(text);
+
+  console.log(`Node ${process.version}; us per call, median of ${timing.rounds} interleaved rounds of ${timing.roundMs} ms\n`);
+  console.log(`| texts | n | ${names.map((n) => `${n} us/call`).join(' | ')} | PNG bytes |`);
+  console.log(`|---|---:|${names.map(() => '---:|').join('')}---:|`);
+  for (const [name, set] of sets) {
+    const us = timeAll(list, set, timing);
+    const bytes = meanBytes(list[0][1], set);
+    console.log(`| ${name} | ${set.length} | ${us.map((u) => u.toFixed(1)).join(' | ')} | ${bytes.toFixed(0)} |`);
+  }
+}
+
+main();
