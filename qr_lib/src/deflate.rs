@@ -102,11 +102,9 @@ fn parse(image: &Image) -> Vec<Token> {
     let same = |j: usize, k: usize| {
         hashes[j] == hashes[k] && lines[j * stride..][..stride] == lines[k * stride..][..stride]
     };
-    // Hash of the MIN_USEFUL (4) bytes at `q`, all in one scanline.
-    let hash = |q: usize| {
-        let v = u32::from_le_bytes(lines[q..q + 4].try_into().unwrap());
-        (v.wrapping_mul(0x9E37_79B1) >> (32 - HASH_BITS)) as usize
-    };
+    // The MIN_USEFUL (4) bytes at `q`, all in one scanline, and their hash.
+    let word4 = |q: usize| u32::from_le_bytes(lines[q..q + 4].try_into().unwrap());
+    let hash = |word: u32| (word.wrapping_mul(0x9E37_79B1) >> (32 - HASH_BITS)) as usize;
     // Bytes from column `o` of block `k` equal to those of block `j`.
     let column_match = |j: usize, k: usize, o: usize| {
         let (mut j, mut k, mut o, mut len) = (j, k, o, 0);
@@ -134,7 +132,7 @@ fn parse(image: &Image) -> Vec<Token> {
     let mut head = [0u32; 1 << HASH_BITS];
     let mut prev = vec![0u32; rows << shift];
     let index = |head: &mut [u32], prev: &mut [u32], k: usize, b: usize| {
-        let h = hash(k * stride + b);
+        let h = hash(word4(k * stride + b));
         let packed = k << shift | b;
         prev[packed] = head[h];
         head[h] = packed as u32 + 1;
@@ -153,38 +151,53 @@ fn parse(image: &Image) -> Vec<Token> {
                 *best = Some((len, dist));
             }
         };
-        if b > 0 {
+        if in_line < MIN_USEFUL {
+            // Too close to the line's end for any match but one that runs
+            // on through the Up-filter rows: the same column above.
+            if k > 0 {
+                consider(&mut best, column_match(k - 1, k, b), block);
+            }
+            return best;
+        }
+        // Every candidate must share the first MIN_USEFUL (4) bytes: one
+        // compare rules most out, and the rare survivors are measured.
+        let word = word4(q);
+        if b > 0 && word4(q - 1) == word {
             consider(&mut best, match_len(lines, q, 1, in_line), 1);
         }
         if k > 0 {
-            if scale > 1 {
+            if scale > 1 && word == 0 {
                 // The row above in the image is the previous Up-filter row:
                 // zeros after its filter byte, whose last zero precedes us.
                 let zeros = zero_run(lines, q, in_line);
                 consider(&mut best, zeros, if b > 0 { stride } else { 1 });
             }
-            consider(&mut best, column_match(k - 1, k, b), block);
+            if word4(q - stride) == word {
+                consider(&mut best, column_match(k - 1, k, b), block);
+            }
         }
         // A match to the end of the line is long enough: only a column
         // match could go further, and the nearest one was just tried.
-        let done = best.is_some_and(|(len, _)| len >= in_line);
-        if in_line >= MIN_USEFUL && !done {
-            let mut link = head[hash(q)];
-            for _ in 0..MAX_PROBES {
-                if link == 0 {
-                    break;
-                }
-                let packed = link as usize - 1;
-                let (j, oc) = (packed >> shift, packed & column_mask);
+        if best.is_some_and(|(len, _)| len >= in_line) {
+            return best;
+        }
+        let mut link = head[hash(word)];
+        for _ in 0..MAX_PROBES {
+            if link == 0 {
+                break;
+            }
+            let packed = link as usize - 1;
+            let (j, oc) = (packed >> shift, packed & column_mask);
+            let c = j * stride + oc;
+            if word4(c) == word {
                 if oc == b {
                     consider(&mut best, column_match(j, k, b), (k - j) * block);
                 } else {
-                    let c = j * stride + oc;
                     let len = match_len(lines, q, q - c, in_line.min(stride - oc));
                     consider(&mut best, len, (k - j) * block + b - oc);
                 }
-                link = prev[packed];
             }
+            link = prev[packed];
         }
         best
     };
@@ -639,6 +652,7 @@ impl<'a> BitWriter<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::xorshift;
 
     /// The PNG scanline stream `image` stands for.
     fn expand(image: &Image) -> Vec<u8> {
@@ -668,15 +682,6 @@ mod tests {
             scale,
             stride,
             lines,
-        }
-    }
-
-    fn xorshift(mut state: u32) -> impl FnMut() -> u32 {
-        move || {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            state
         }
     }
 

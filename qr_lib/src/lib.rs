@@ -72,3 +72,14 @@ pub fn validate_text(text: &str) -> Result<(), QrError> {
         Ok(())
     }
 }
+
+/// Tests' seeded random numbers (xorshift32): the same sequence every run.
+#[cfg(test)]
+fn xorshift(mut state: u32) -> impl FnMut() -> u32 {
+    move || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state
+    }
+}

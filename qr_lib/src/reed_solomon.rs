@@ -180,19 +180,12 @@ mod tests {
 
     #[test]
     fn matches_the_crate_on_every_version() {
-        let mut state = 0x1234_5678u32;
+        let mut rng = crate::xorshift(0x1234_5678);
         for number in 1..=MAX_VERSION as usize {
             let (_, short_blocks, short_len, long_blocks) = BLOCKS_L[number - 1];
             let len = short_blocks * short_len + long_blocks * (short_len + 1);
             for _ in 0..20 {
-                let data: Vec<u8> = (0..len)
-                    .map(|_| {
-                        state ^= state << 13;
-                        state ^= state >> 17;
-                        state ^= state << 5;
-                        state as u8
-                    })
-                    .collect();
+                let data: Vec<u8> = (0..len).map(|_| rng() as u8).collect();
                 let (d, e) =
                     ec::construct_codewords(&data, Version::Normal(number as i16), EcLevel::L)
                         .unwrap();

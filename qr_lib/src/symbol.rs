@@ -118,9 +118,15 @@ pub fn place(codewords: &Codewords) -> Placed {
     let template = template(codewords.version);
     let mut rows = vec![0u128; template.width];
     // Eight path entries per codeword; remainder bits past the last stay light.
-    for (&word, path) in codewords.words.iter().zip(template.data_path.chunks(8)) {
-        for (i, &(x, y)) in path.iter().enumerate() {
-            rows[y as usize] |= u128::from(word >> (7 - i) & 1) << x;
+    let codewords_and_paths = codewords.words.iter().zip(template.data_path.chunks(8));
+    for ((&word, path), &block) in codewords_and_paths.zip(&template.blocks) {
+        match block {
+            Some(block) => block.place(word, &mut rows),
+            None => {
+                for (i, &(x, y)) in path.iter().enumerate() {
+                    rows[y as usize] |= u128::from(word >> (7 - i) & 1) << x;
+                }
+            }
         }
     }
     Placed {
@@ -170,6 +176,64 @@ struct Template {
     masked: Vec<Vec<u128>>,
     /// Data module coordinates (x, y), in the order bits are placed.
     data_path: Vec<(u8, u8)>,
+    /// For each codeword's eight path entries: the 2x4 block most of them
+    /// fill, placed two bits at a time; `None` where the path turns or skips
+    /// a function pattern inside the codeword.
+    blocks: Vec<Option<CodewordBlock>>,
+}
+
+/// Where a codeword's eight bits go when they fill two adjacent columns,
+/// `x + 1` then `x` in each row, in rows `y`, `y + step`, ... (`step` is -1
+/// going up, 1 going down). With `phase` 1 the codeword starts on the left
+/// column, so it spans five rows: one bit, three pairs, one bit.
+#[derive(Clone, Copy)]
+struct CodewordBlock {
+    x: u8,
+    y: u8,
+    step: i8,
+    phase: u8,
+}
+
+impl CodewordBlock {
+    /// The block `path` (one codeword's entries) fills, if it is one.
+    fn of(path: &[(u8, u8)]) -> Option<Self> {
+        let &[(x0, y0), (x1, y1), (_, y2), ..] = path else {
+            return None;
+        };
+        let block = if x0 == x1 + 1 && y0 == y1 {
+            CodewordBlock {
+                x: x1,
+                y: y0,
+                step: y2 as i8 - y0 as i8,
+                phase: 0,
+            }
+        } else {
+            CodewordBlock {
+                x: x0,
+                y: y0,
+                step: y1 as i8 - y0 as i8,
+                phase: 1,
+            }
+        };
+        let row = |r: i16| (i16::from(block.y) + i16::from(block.step) * r) as u8;
+        let expected = (0..5)
+            .flat_map(|r| [(block.x + 1, row(r)), (block.x, row(r))])
+            .skip(block.phase.into())
+            .take(8);
+        let fits = block.step.abs() == 1 && path.len() == 8 && expected.eq(path.iter().copied());
+        fits.then_some(block)
+    }
+
+    /// ORs `word` into `rows`: each row's two bits in one go.
+    fn place(self, word: u8, rows: &mut [u128]) {
+        // With phase 1 a zero bit pads each end, so every row takes a pair.
+        let bits = u16::from(word) << self.phase;
+        let top = 6 + 2 * usize::from(self.phase);
+        for r in 0..4 + usize::from(self.phase) {
+            let row = (self.y as isize + self.step as isize * r as isize) as usize;
+            rows[row] |= u128::from(bits >> (top - 2 * r) & 3) << self.x;
+        }
+    }
 }
 
 fn template(number: i16) -> &'static Template {
@@ -199,14 +263,16 @@ fn build_template(version: Version) -> Template {
                 .collect()
         })
         .collect();
-    let data_path = DataPath::new(width)
+    let data_path: Vec<(u8, u8)> = DataPath::new(width)
         .filter(|&(x, y)| canvas.get(x, y) == Module::Empty)
         .map(|(x, y)| (x as u8, y as u8))
         .collect();
+    let blocks = data_path.chunks(8).map(CodewordBlock::of).collect();
     Template {
         width: width as usize,
         masked,
         data_path,
+        blocks,
     }
 }
 
@@ -346,6 +412,28 @@ mod tests {
                     "v{number} ({x},{y})"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn block_placement_equals_bit_by_bit_on_every_version() {
+        let mut rng = crate::xorshift(0x2545_F491);
+        for number in 1..=MAX_VERSION {
+            let t = template(number);
+            let codewords = t.data_path.len() / 8;
+            let words: Vec<u8> = (0..codewords).map(|_| rng() as u8).collect();
+            let mut expected = vec![0u128; t.width];
+            for (i, &(x, y)) in t.data_path[..8 * codewords].iter().enumerate() {
+                expected[y as usize] |= u128::from(words[i / 8] >> (7 - i % 8) & 1) << x;
+            }
+            let placed = place(&Codewords {
+                version: number,
+                words,
+            });
+            assert!(placed.rows == expected, "v{number}");
+            // Most codewords take the two-bits-a-row path.
+            let blocks = t.blocks.iter().filter(|b| b.is_some()).count();
+            assert!(blocks * 2 > codewords, "v{number}: {blocks} of {codewords}");
         }
     }
 
