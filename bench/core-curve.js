@@ -19,7 +19,7 @@ const { loadAddon } = require('../node-server/lib/addon');
 const { QrWasmRaw } = require('../node-server/lib/qr-wasm-raw');
 const { wasmFile } = require('../node-server/lib/wasm-files');
 
-const CURVE_LENGTHS = [16, 64, 128, 256, 384, 512];
+const { CURVE_LENGTHS, textsOfLength } = require('./lib/texts');
 const texts = require('../test/fixtures/texts.json');
 
 function bindings(addonArgs) {
@@ -40,13 +40,6 @@ function bindings(addonArgs) {
     list.push(['wasm-raw', (text) => raw.generateQrCode(text)]);
   }
   return list;
-}
-
-/** `len` bytes of URL-like text from `offset` in the ten URLs joined (as core.rs builds them). */
-function urlText(urls, len, offset) {
-  const joined = Buffer.from(urls.join(' '));
-  const repeated = Buffer.concat(Array(1 + Math.floor((offset + len) / joined.length)).fill(joined));
-  return repeated.subarray(offset, offset + len).toString('latin1');
 }
 
 function median(xs) {
@@ -91,12 +84,11 @@ function main() {
   const urls = texts.urls;
   const all = [...urls, ...Object.values(texts.edge)];
   const long = all.filter((t) => Buffer.byteLength(t) >= 510);
-  // All URL-like texts are ASCII, so latin1 above is UTF-8.
   const sets = [
     ['ten article URLs', urls],
     ['all shared texts', all],
     ['510-512 byte texts', long],
-    ...CURVE_LENGTHS.map((len) => [`${len} bytes`, Array.from({ length: 8 }, (_, i) => urlText(urls, len, 37 * i))]),
+    ...CURVE_LENGTHS.map((len) => [`${len} bytes`, textsOfLength(urls, len)]),
   ];
 
   // Warm up every binding (JIT, Wasm tier-up, templates).

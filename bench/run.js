@@ -3,18 +3,23 @@
 
 // The main job: every tier under the same autocannon load, one report.
 // `node bench/run.js --help` for the options; `make bench` builds first.
-const { execFileSync } = require('node:child_process');
+const { execFileSync, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { measureTier } = require('./lib/measure');
-const { markdown, svg } = require('./lib/report');
+const { benchTier } = require('./lib/measure');
+const report = require('./lib/report');
 const soakReport = require('./lib/soak-report');
 const { soakTier, parseDuration } = require('./lib/soak');
-const { startTier, ROOT } = require('./lib/launch');
+const { ROOT } = require('./lib/launch');
+const { CURVE_LENGTHS, textsOfLength, qrcodePath } = require('./lib/texts');
 
-const ALL_TIERS = ['js', 'cli', 'cli-pool', 'wasm', 'wasm-raw', 'napi', 'napi-async', 'axum-proxy', 'axum', 'axum-nginx'];
+// The tiers, then two benchmark-only rows: nginx in front of qr_server, and
+// the addon behind bare node:http (what express costs).
+const ALL_TIERS = ['js', 'cli', 'cli-pool', 'wasm', 'wasm-raw', 'napi', 'napi-async', 'axum-proxy', 'axum', 'axum-nginx', 'napi-node-http'];
+const CURVE_CONNECTIONS = [1, 10, 100, 1000];
+const RATE_FRACTIONS = [0.25, 0.5, 0.9];
 // The tiers that hold state across requests in a long-lived process or child.
 const SOAK_TIERS = ['cli-pool', 'wasm-raw', 'napi-async'];
 
@@ -27,10 +32,13 @@ const USAGE = `Usage: node bench/run.js [options]
   --warmup S          warm-up seconds on the same connections (default: 3)
   --texts FILE        JSON file with a "urls" array (default: test/fixtures/texts.json)
   --out DIR           where report.md, results.json, chart.svg go (default: bench/out)
-  --repeat N          runs per configuration; reports the median and the spread (default: 1)
-  --pin               load generator on CPU 0, servers on the other CPUs (taskset)
-  --no-cross-check    skip the wrk cross-check on axum
-  --quick             a few seconds per tier, worker count 1 (for CI)
+  --repeat N          main runs per configuration; reports the median and the spread (default: 1)
+  --load-processes N  autocannon processes sharing the connections (default: 1)
+  --pin               load generator, sampler and wrk on CPU 0, servers on the others
+                      (taskset, every thread); refused without a CPU per worker left
+  --no-curves         only the main table: no cost curves, fixed-rate runs or wrk
+  --curve-duration S  measured seconds per curve point and fixed rate (default: 5)
+  --quick             a few seconds per run, worker count 1, fewer curve points (for CI)
   --soak DURATION     soak mode instead: each tier (default: ${SOAK_TIERS.join(',')}) under
                       load for DURATION (e.g. 10m); passes when RSS grows < 5%
                       (default --out bench/out/soak)
@@ -48,8 +56,10 @@ function parseOptions(argv) {
       texts: { type: 'string', default: path.join(ROOT, 'test/fixtures/texts.json') },
       out: { type: 'string' },
       repeat: { type: 'string', default: '1' },
+      'load-processes': { type: 'string', default: '1' },
       pin: { type: 'boolean', default: false },
-      'no-cross-check': { type: 'boolean', default: false },
+      'no-curves': { type: 'boolean', default: false },
+      'curve-duration': { type: 'string' },
       quick: { type: 'boolean', default: false },
       soak: { type: 'string' },
       'soak-warmup': { type: 'string', default: '60' },
@@ -62,19 +72,30 @@ function parseOptions(argv) {
   for (const t of tiers) if (!ALL_TIERS.includes(t)) throw new Error(`unknown tier "${t}"`);
   const texts = JSON.parse(fs.readFileSync(values.texts, 'utf8')).urls;
   if (!Array.isArray(texts) || texts.length === 0) throw new Error(`${values.texts} has no "urls" array`);
+  const quick = values.quick;
+  const workers = (values.workers ?? (quick ? '1' : '1,2')).split(',').map(Number);
+  const curveDuration = Number(values['curve-duration'] ?? (quick ? 1 : 5));
   return {
     tiers,
-    workers: (values.workers ?? (values.quick ? '1' : '1,2')).split(',').map(Number),
+    workers,
     connections: Number(values.connections),
-    duration: soak ?? Number(values.duration ?? (values.quick ? 3 : 20)),
+    duration: soak ?? Number(values.duration ?? (values.quick ? 2 : 20)),
     warmup: soak ? parseDuration(values['soak-warmup']) : Number(values.warmup ?? (values.quick ? 1 : 3)),
     soak: soak !== null,
     oneConnectionSeconds: values.quick ? 1 : 5,
     texts,
     out: path.resolve(values.out ?? path.join(ROOT, soak ? 'bench/out/soak' : 'bench/out')),
     repeat: Number(values.repeat),
-    pin: values.pin,
-    crossCheck: !values['no-cross-check'],
+    loadProcesses: Number(values['load-processes']),
+    pin: values.pin ? pin(Math.max(...workers)) : null,
+    curves: !soak && !values['no-curves'] && {
+      connections: quick ? [1, 10, Number(values.connections)] : CURVE_CONNECTIONS,
+      lengths: (quick ? [16, 512] : CURVE_LENGTHS).map((length) => ({ length, paths: textsOfLength(texts, length).map(qrcodePath) })),
+      rateFractions: quick ? [0.5] : RATE_FRACTIONS,
+      curveWarmup: quick ? 0 : 1,
+      curveDuration,
+      wrkSeconds: quick ? 1 : 10,
+    },
   };
 }
 
@@ -93,34 +114,23 @@ function machine() {
     os: `${os.type()} ${os.release()}`,
     node: process.version,
     autocannon: require('autocannon/package.json').version,
+    // `wrk -v` prints its version and exits 1.
+    wrk: (spawnSync('wrk', ['-v'], { encoding: 'utf8' }).stdout ?? 'wrk: not found').split(' [')[0],
     rustc: tryRun('rustc', ['--version']),
   };
 }
 
-/** Pins this process (and so autocannon) to CPU 0; servers get the rest. */
-function pin() {
+/**
+ * CPU 0 for the load processes, the sampler and wrk (taskset at exec pins
+ * every thread they start); the servers get the rest. Refused when that
+ * leaves fewer CPUs than node-server workers: the comparison would be unfair.
+ */
+function pin(maxWorkers) {
   const cores = os.availableParallelism();
-  if (cores < 2) throw new Error('--pin needs at least 2 CPUs');
-  execFileSync('taskset', ['-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
-  return { client: '0', server: `1-${cores - 1}` };
-}
-
-/** wrk against qr_server at the same connections: is autocannon the limit? */
-async function crossCheck(options, pinning, autocannonRps) {
-  const server = await startTier('axum', { cpus: pinning?.server });
-  try {
-    const lua = path.join(os.tmpdir(), `qr-bench-${process.pid}.lua`);
-    const paths = options.texts.map((t) => `/qrcode?text=${encodeURIComponent(t)}`);
-    fs.writeFileSync(lua, `local paths = ${JSON.stringify(paths).replace('[', '{').replace(/]$/, '}')}\nlocal i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format("GET", paths[i])\nend\n`);
-    const seconds = Math.max(2, Math.min(options.duration, 10));
-    const args = ['-t', '1', '-c', String(options.connections), '-d', `${seconds}s`, '-s', lua, server.url];
-    const out = execFileSync(pinning ? 'taskset' : 'wrk', pinning ? ['-c', pinning.client, 'wrk', ...args] : args, { encoding: 'utf8' });
-    fs.rmSync(lua, { force: true });
-    const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
-    return { wrk: rps, autocannon: autocannonRps, connections: options.connections };
-  } finally {
-    await server.stop();
+  if (cores - 1 < maxWorkers) {
+    throw new Error(`--pin needs one CPU for the load generator and one per worker (${maxWorkers}): this machine has ${cores}`);
   }
+  return { client: '0', server: `1-${cores - 1}` };
 }
 
 /** What every report says about how it was made. */
@@ -134,14 +144,14 @@ function commonSettings(options) {
   };
 }
 
-function writeReport(out, report, { markdown, svg }) {
+/** Writes results.json and every file the report module renders from it. */
+function writeReport(out, report, render) {
   fs.mkdirSync(out, { recursive: true });
-  const md = markdown(report);
-  fs.writeFileSync(path.join(out, 'report.md'), md);
   fs.writeFileSync(path.join(out, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
-  fs.writeFileSync(path.join(out, 'chart.svg'), svg(report.results));
-  console.log(md);
-  console.log(`written to ${out}/report.md, results.json, chart.svg`);
+  const files = render(report);
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(out, name), text);
+  console.log(files['report.md']);
+  console.log(`written to ${out}/: results.json, ${Object.keys(files).join(', ')}`);
 }
 
 async function soak(options) {
@@ -157,7 +167,10 @@ async function soak(options) {
     process.stderr.write(`\r\x1b[Ksoak ${tier}: RSS ${result.rss.startMB.toFixed(1)} -> ${result.rss.endMB.toFixed(1)} MB (${(result.rss.growth * 100).toFixed(2)}%), ${result.pass ? 'pass' : 'FAIL'}\n`);
     results.push(result);
   }
-  writeReport(options.out, { results, settings: commonSettings(options), machine: machine() }, soakReport);
+  writeReport(options.out, { results, settings: commonSettings(options), machine: machine() }, (r) => ({
+    'report.md': soakReport.markdown(r),
+    'chart.svg': soakReport.svg(r.results),
+  }));
   if (results.some((r) => !r.pass)) process.exitCode = 1;
 }
 
@@ -171,44 +184,61 @@ async function main() {
   }
   if (!options) return console.log(USAGE);
   if (options.soak) return soak(options);
-  const pinning = options.pin ? pin() : null;
-  const paths = options.texts.map((t) => `/qrcode?text=${encodeURIComponent(t)}`);
+  const pinning = options.pin;
+  const paths = options.texts.map(qrcodePath);
+  const log = (line, partial) => process.stderr.write(`\r\x1b[K${line}${partial ? '' : '\n'}`);
   const results = [];
+  let jsMax;
   for (const workers of options.workers) {
     for (const tier of options.tiers) {
       const runs = [];
+      let curves = null;
       for (let i = 0; i < options.repeat; i++) {
         const label = `${tier} w=${workers}${options.repeat > 1 ? ` #${i + 1}` : ''}`;
-        const run = await measureTier(tier, {
+        // Curves, fixed rates and wrk once per tier, at the first worker count.
+        const withCurves = options.curves && i === 0 && workers === options.workers[0];
+        const run = await benchTier(tier, {
           ...options,
           workers,
           paths,
           serverCpus: pinning?.server,
-          onProgress: ({ second, total, rps }) =>
-            second <= total && process.stderr.write(`\r\x1b[K${label}: ${second}/${total} s, ${rps} req/s`),
+          clientCpus: pinning?.client,
+          curves: withCurves && { ...options.curves, jsMax },
+          log,
         });
-        process.stderr.write(`\r\x1b[K${label}: ${run.requestsPerSecond.toFixed(0)} req/s, p99 ${run.latencyMs.p99.toFixed(1)} ms${run.errors || run.non2xx ? ' (ERRORS)' : ''}\n`);
-        runs.push(run);
+        log(`${label}: ${run.requestsPerSecond.toFixed(0)} req/s, p99 ${run.latencyMs.p99.toFixed(1)} ms${run.errors || run.non2xx ? ' (ERRORS)' : ''}`);
+        const { crossCheck, connectionsCurve, lengthCurve, fixedRate, oneConnection, ...main } = run;
+        if (withCurves) curves = { crossCheck, connectionsCurve, lengthCurve, fixedRate };
+        runs.push(main);
       }
-      runs.sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
-      const median = runs[Math.floor(runs.length / 2)];
+      const median = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(runs.length / 2)];
+      if (tier === 'js' && workers === options.workers[0]) jsMax = median.requestsPerSecond;
       results.push({
         ...median,
+        ...curves,
         repeats: runs.length,
-        spread: { min: runs[0].requestsPerSecond, max: runs[runs.length - 1].requestsPerSecond },
+        spread: { min: Math.min(...runs.map((r) => r.requestsPerSecond)), max: Math.max(...runs.map((r) => r.requestsPerSecond)) },
         runs,
       });
     }
   }
-  const axum = results.find((r) => r.tier === 'axum' && r.workers === options.workers[0]);
   const settings = {
     ...commonSettings(options),
     oneConnectionSeconds: options.oneConnectionSeconds,
     repeat: options.repeat,
+    loadProcesses: options.loadProcesses,
     pin: pinning,
-    crossCheck: options.crossCheck && axum ? await crossCheck(options, pinning, axum.requestsPerSecond) : null,
+    curves: options.curves && {
+      connections: options.curves.connections,
+      lengths: options.curves.lengths.map((l) => l.length),
+      rateFractions: options.curves.rateFractions,
+      warmup: options.curves.curveWarmup,
+      duration: options.curves.curveDuration,
+      wrkSeconds: options.curves.wrkSeconds,
+    },
   };
-  writeReport(options.out, { results, settings, machine: machine() }, { markdown, svg });
+  writeReport(options.out, { results, settings, machine: machine() }, report.render);
+  // The main table must be clean; the curves may show a tier refusing load (503) at 1000 connections.
   if (results.some((r) => r.errors || r.non2xx)) process.exitCode = 1;
 }
 

@@ -5,7 +5,7 @@
 const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
 const { startTier } = require('./helpers/servers');
-const { drive } = require('../bench/lib/measure');
+const { drive } = require('../bench/lib/drive');
 const { TIERS } = require('./helpers/tiers');
 const { URLS } = require('./helpers/fixtures');
 

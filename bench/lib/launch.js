@@ -16,12 +16,14 @@ const LAUNCHER_TIERS = new Set(['axum-nginx']);
 
 /**
  * The command that starts a tier's server: node-server; qr_server alone for
- * `axum`; nginx in front of one qr_server (deploy/start.js) for `axum-nginx`.
+ * `axum`; nginx in front of one qr_server (deploy/start.js) for `axum-nginx`;
+ * the addon behind bare node:http for the reference `napi-node-http`.
  */
 function tierCommand(tier, { workers = 1, args = [], cpus, env } = {}) {
   let command;
   if (tier === 'axum') command = [env?.QR_SERVER_BIN ?? QR_SERVER_BIN, '--port', '0', ...args];
   else if (tier === 'axum-nginx') command = [process.execPath, path.join(ROOT, 'deploy/start.js'), '--port', '0', '--qr-servers', '1', '--tier', 'none', ...args];
+  else if (tier === 'napi-node-http') command = [process.execPath, path.join(ROOT, 'bench/reference/napi-node-http.js'), '--port', '0', ...args];
   else command = [process.execPath, path.join(ROOT, 'node-server/server.js'), '--tier', tier, '--port', '0', '--workers', String(workers), ...args];
   // `cpus` (e.g. "1-3") pins the server and every process it starts.
   if (cpus) command.unshift('taskset', '-c', cpus);

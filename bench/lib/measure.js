@@ -1,148 +1,153 @@
 'use strict';
 
-// One measured run of one tier: start it, warm up with the connections the
-// run keeps, measure steady state, then one-connection latency, then stop it.
-const autocannon = require('autocannon');
+// One tier, started once: the closed-loop run the main table reports, the
+// one-connection run, and (when asked) the cost curves, fixed-rate latency
+// and the wrk cross-check on the same server. Load comes from load processes
+// (load.js), memory and CPU from a sampler process (sampler.js).
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
 const { startTier, LAUNCHER_TIERS } = require('./launch');
-const { sampleTree } = require('./proc-tree');
+const { createSampler } = require('./sampler');
+const { runLoad } = require('./load');
+const { percentile } = require('./drive');
+const { resetEventLoop, readEventLoop } = require('./event-loop');
 
-const SAMPLE_MS = 200;
 // No node-server in the path: no event loop to report.
-const RUST_SERVED = new Set(['axum', 'axum-nginx']);
+const NO_LOOP_METRICS = new Set(['axum', 'axum-nginx', 'napi-node-http']);
 
-/** Latency percentiles (ms) from a sorted Float64Array. */
-function percentile(sorted, p) {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
+
+/** Mean PNG body bytes over `paths`, one request each (the outputs are deterministic). */
+async function meanBodyBytes(url, paths) {
+  let bytes = 0;
+  for (const p of paths) bytes += (await (await fetch(url + p)).arrayBuffer()).byteLength;
+  return bytes / paths.length;
 }
 
-function getJson(url) {
-  return fetch(url).then((r) => (r.ok ? r.json() : null)).catch(() => null);
+/** Reaped children's CPU seconds of this process (wrk runs as one). */
+function childrenCpuSeconds() {
+  const fields = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / 100;
 }
 
-/**
- * Drives `url` with autocannon for warmup + duration seconds and records only
- * responses after the warm-up, so connection set-up is not measured.
- */
-function drive(url, { connections, warmup, duration, paths, onTick, onMeasureStart, keepLatencies = true }) {
-  return new Promise((resolve, reject) => {
-    const latencies = [];
-    const stats = { responses: 0, bytes: 0, non2xx: 0, errors: 0, timeouts: 0 };
-    let measuring = false;
-    let measureStart = 0n;
-    const startMeasuring = () => {
-      measuring = true;
-      measureStart = process.hrtime.bigint();
-      onMeasureStart?.();
-    };
-    if (warmup === 0) startMeasuring();
-    const instance = autocannon(
-      {
-        url,
-        connections,
-        duration: warmup + duration,
-        requests: paths.map((path) => ({ method: 'GET', path })),
-      },
-      (err) => {
-        if (err) return reject(err);
-        const seconds = Number(process.hrtime.bigint() - measureStart) / 1e9;
-        resolve({ ...stats, seconds, latencies: Float64Array.from(latencies).sort() });
-      },
-    );
-    instance.on('response', (client, statusCode, resBytes, responseTime) => {
-      if (!measuring) return;
-      stats.responses++;
-      stats.bytes += resBytes;
-      if (statusCode < 200 || statusCode > 299) stats.non2xx++;
-      if (keepLatencies) latencies.push(responseTime);
-    });
-    instance.on('reqError', (err) => {
-      if (!measuring) return;
-      stats.errors++;
-      if (/timed out/.test(err.message)) stats.timeouts++;
-    });
-    let elapsed = 0;
-    instance.on('tick', ({ counter }) => {
-      elapsed++;
-      onTick?.(elapsed, counter);
-      if (!measuring && elapsed >= warmup) startMeasuring();
-    });
-  });
-}
-
-/**
- * @returns {Promise<object>} every raw figure of one run
- */
-async function measureTier(tier, options) {
-  const { workers, connections, warmup, duration, oneConnectionSeconds, paths, serverCpus, onProgress } = options;
-  const sampling = { includeRoot: !LAUNCHER_TIERS.has(tier) };
-  const server = await startTier(tier, { workers, cpus: serverCpus });
+/** wrk on the same server, paths and connections: a second load generator's view. */
+function wrk(url, { paths, connections, seconds, cpus }) {
+  const lua = path.join(os.tmpdir(), `qr-bench-${process.pid}.lua`);
+  fs.writeFileSync(lua, `local paths = {${paths.map((p) => JSON.stringify(p)).join(', ')}}\nlocal i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format("GET", paths[i])\nend\n`);
+  const args = ['-t', '1', '-c', String(connections), '-d', `${seconds}s`, '--timeout', '30s', '-s', lua, url];
+  const cpuBefore = childrenCpuSeconds();
   try {
-    let peakPss = 0;
-    let peakRss = 0;
-    let start;
-    let sampler;
-    let clientCpuStart;
-    const beginMeasure = async () => {
-      start = { tree: sampleTree(server.child.pid, sampling), at: process.hrtime.bigint() };
-      clientCpuStart = process.cpuUsage();
-      await getJson(`${server.url}/metrics/event-loop?reset=1`);
-      sampler = setInterval(() => {
-        const s = sampleTree(server.child.pid, sampling);
-        peakPss = Math.max(peakPss, s.pss);
-        peakRss = Math.max(peakRss, s.rss);
-      }, SAMPLE_MS);
-    };
-    const load = await drive(server.url, {
-      connections,
-      warmup,
-      duration,
-      paths,
-      onTick: (second, counter) => onProgress?.({ second, total: warmup + duration, rps: counter }),
-      onMeasureStart: beginMeasure,
-    });
-    clearInterval(sampler);
-    const end = sampleTree(server.child.pid, sampling);
-    const clientCpu = process.cpuUsage(clientCpuStart);
-    const eventLoop = RUST_SERVED.has(tier) ? null : await getJson(`${server.url}/metrics/event-loop`);
-    const wallSeconds = Number(process.hrtime.bigint() - start.at) / 1e9;
-
-    // The bare cost of the mechanism per call: one connection, one request at a time.
-    const single = await drive(server.url, { connections: 1, warmup: 1, duration: oneConnectionSeconds, paths });
-    const ok = load.responses - load.non2xx;
+    const out = execFileSync(cpus ? 'taskset' : 'wrk', cpus ? ['-c', cpus, 'wrk', ...args] : args, { encoding: 'utf8' });
+    const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
     return {
+      requestsPerSecond: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]),
+      non2xx,
+      cpuCores: (childrenCpuSeconds() - cpuBefore) / seconds,
+    };
+  } finally {
+    fs.rmSync(lua, { force: true });
+  }
+}
+
+/** A run's figures from its load and its sampler window. */
+function figures(load, window, extra = {}) {
+  const ok = load.responses - load.non2xx;
+  const l = load.latencies;
+  return {
+    requestsPerSecond: ok / load.seconds,
+    latencyMs: {
+      mean: mean(l),
+      p50: percentile(l, 50),
+      p99: percentile(l, 99),
+      p999: percentile(l, 99.9),
+      max: l[l.length - 1],
+    },
+    meanWireBytes: load.bytes / Math.max(1, load.responses),
+    peakPssMB: window.peakPss / 1e6,
+    peakRssMB: window.peakRss / 1e6,
+    serverCpuUsPerRequest: (window.serverCpuSeconds * 1e6) / Math.max(1, ok),
+    serverCpuCores: window.serverCpuSeconds / window.wallSeconds,
+    loadGeneratorCpuCores: load.loadGeneratorCpuCores,
+    loadProcesses: load.loadProcesses,
+    samplerCpuCores: window.samplerCpuCores,
+    responses: load.responses,
+    non2xx: load.non2xx,
+    errors: load.errors,
+    timeouts: load.timeouts,
+    processes: window.processes,
+    ...extra,
+  };
+}
+
+/**
+ * Starts `tier`, measures it, stops it.
+ * @returns {Promise<object>} the main run's figures, plus `curves` and `crossCheck` when asked
+ */
+async function benchTier(tier, options) {
+  const { workers, connections, warmup, duration, oneConnectionSeconds, paths, serverCpus, clientCpus, loadProcesses, log } = options;
+  const server = await startTier(tier, { workers, cpus: serverCpus });
+  const sampler = createSampler(server.child.pid, { includeRoot: !LAUNCHER_TIERS.has(tier), cpus: clientCpus });
+  const loopMetrics = !NO_LOOP_METRICS.has(tier);
+  // One measured window: load from the load processes, figures from the sampler.
+  const run = async (job, { label, eventLoop = false } = {}) => {
+    let begun;
+    const onMeasureStart = () => {
+      begun = Promise.all([sampler.begin(), eventLoop ? resetEventLoop(server.url, workers) : null]);
+    };
+    const onTick = (second, rps) => log?.(`${label}: ${second}/${job.warmup + job.duration} s, ${rps} req/s`, true);
+    const load = await runLoad(server.url, job, { processes: job.connections > 1 ? loadProcesses : 1, cpus: clientCpus, onTick, onMeasureStart });
+    await begun;
+    const window = await sampler.end();
+    const eventLoopDelayMs = eventLoop ? await readEventLoop(server.url, workers) : undefined;
+    return figures(load, window, eventLoop ? { eventLoopDelayMs } : {});
+  };
+  try {
+    const closed = (c, p, w, d) => ({ kind: 'closed', connections: c, paths: p, warmup: w, duration: d, timeout: 30 });
+    const main = await run(closed(connections, paths, warmup, duration), { label: `${tier} w=${workers}`, eventLoop: loopMetrics });
+    // The bare cost of the mechanism per call: one connection, one request at a time.
+    const single = await run(closed(1, paths, 1, oneConnectionSeconds), { label: `${tier} c=1` });
+    const result = {
       tier,
       workers,
       connections,
-      requestsPerSecond: ok / load.seconds,
-      latencyMs: {
-        mean: load.latencies.reduce((a, b) => a + b, 0) / load.latencies.length,
-        p50: percentile(load.latencies, 50),
-        p99: percentile(load.latencies, 99),
-        max: load.latencies[load.latencies.length - 1],
-      },
-      oneConnectionLatencyMs: {
-        mean: single.latencies.reduce((a, b) => a + b, 0) / single.latencies.length,
-        p50: percentile(single.latencies, 50),
-        p99: percentile(single.latencies, 99),
-      },
-      meanResponseBytes: load.bytes / Math.max(1, load.responses),
-      peakPssMB: Math.max(peakPss, end.pss) / 1e6,
-      peakRssMB: Math.max(peakRss, end.rss) / 1e6,
-      serverCpuUsPerRequest: ((end.cpuSeconds - start.tree.cpuSeconds) * 1e6) / Math.max(1, ok),
-      serverCpuCores: (end.cpuSeconds - start.tree.cpuSeconds) / wallSeconds,
-      // autocannon runs in this process: its CPU use shows when the client was the limit.
-      loadGeneratorCpuCores: (clientCpu.user + clientCpu.system) / 1e6 / wallSeconds,
-      eventLoopDelayMs: eventLoop && { p99: eventLoop.p99, max: eventLoop.max },
-      responses: load.responses,
-      non2xx: load.non2xx + single.non2xx,
-      errors: load.errors + single.errors,
-      timeouts: load.timeouts + single.timeouts,
-      processes: end.processes,
+      ...main,
+      meanBodyBytes: await meanBodyBytes(server.url, paths),
+      oneConnectionLatencyMs: single.latencyMs,
+      oneConnection: single,
     };
+    const curves = options.curves;
+    if (curves) {
+      const { curveWarmup: cw, curveDuration: cd } = curves;
+      result.crossCheck = { wrk: wrk(server.url, { paths, connections, seconds: curves.wrkSeconds, cpus: clientCpus }), autocannon: main.requestsPerSecond };
+      result.lengthCurve = [];
+      for (const { length, paths: lengthPaths } of curves.lengths) {
+        const r = await run(closed(connections, lengthPaths, cw, cd), { label: `${tier} ${length} B` });
+        result.lengthCurve.push({ length, ...r });
+      }
+      result.fixedRate = [];
+      const jsMax = tier === 'js' ? main.requestsPerSecond : curves.jsMax;
+      for (const [of, max] of [['js', jsMax], ['own', main.requestsPerSecond]]) {
+        if (!max || (of === 'own' && tier === 'js')) continue;
+        for (const fraction of curves.rateFractions) {
+          const rate = fraction * max;
+          const r = await run({ kind: 'open', rate, connections, paths, warmup: cw, duration: cd }, { label: `${tier} ${rate.toFixed(0)}/s` });
+          result.fixedRate.push({ of, fraction, targetRate: rate, ...r });
+        }
+      }
+      // Last: a thousand connections leave a backlog behind on the slow tiers.
+      result.connectionsCurve = [];
+      for (const c of curves.connections) {
+        const r = c === connections ? main : c === 1 ? single : await run(closed(c, paths, cw, cd), { label: `${tier} c=${c}` });
+        result.connectionsCurve.push({ connections: c, ...r });
+      }
+    }
+    return result;
   } finally {
+    sampler.close();
     await server.stop();
   }
 }
 
-module.exports = { measureTier, drive, percentile };
+module.exports = { benchTier, NO_LOOP_METRICS };

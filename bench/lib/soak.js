@@ -2,7 +2,7 @@
 
 // Soak: one tier under steady load for minutes; its process tree's RSS is
 // sampled every second to see whether memory settles or keeps growing.
-const { drive } = require('./measure');
+const { drive } = require('./drive');
 const { startTier, LAUNCHER_TIERS } = require('./launch');
 const { sampleTree } = require('./proc-tree');
 

@@ -1,0 +1,217 @@
+'use strict';
+
+// The load generator, in processes of its own: its event loop and CPU are not
+// the benchmark's (nor the sampler's), and it can be pinned with every thread.
+//
+// Closed loop (`kind: 'closed'`): autocannon, `connections` clients each
+// waiting for its answer. Open loop (`kind: 'open'`): requests at a fixed
+// rate on a schedule made before the run (wrk2's approach); each latency runs
+// from the request's *scheduled* time, so a stalled server is charged for
+// every request it delayed, not only the one it held (no coordinated omission).
+const { fork } = require('node:child_process');
+const net = require('node:net');
+const { performance } = require('node:perf_hooks');
+const { drive } = require('./drive');
+
+/**
+ * One keep-alive HTTP/1.1 connection that sends a request when idle and reads
+ * answers by Content-Length (every server here sends it): far cheaper per
+ * request than a general client, so the generator stays off the server's CPU.
+ */
+function createConnection(url) {
+  const { hostname, port } = new URL(url);
+  let socket;
+  let current = null; // { request, done } in flight
+  let buffer = Buffer.alloc(0);
+  const connect = () => {
+    socket = net.connect(Number(port), hostname);
+    socket.setNoDelay(true);
+    socket.on('data', (chunk) => {
+      buffer = buffer.length ? Buffer.concat([buffer, chunk]) : chunk;
+      for (;;) {
+        const headEnd = buffer.indexOf('\r\n\r\n');
+        if (headEnd === -1 || !current) return;
+        const head = buffer.toString('latin1', 0, headEnd);
+        const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? NaN);
+        if (!Number.isFinite(length)) return socket.destroy(new Error('response without content-length'));
+        const end = headEnd + 4 + length;
+        if (buffer.length < end) return;
+        const done = current;
+        current = null;
+        buffer = buffer.subarray(end);
+        done.settle(null, Number(head.slice(9, 12)), end);
+        if (/\r\nconnection:\s*close/i.test(head)) return socket.destroy();
+      }
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      buffer = Buffer.alloc(0);
+      if (current) {
+        const failed = current;
+        current = null;
+        failed.settle(new Error('connection closed'));
+      }
+      connect();
+    });
+  };
+  connect();
+  return {
+    send(request, settle) {
+      current = { settle };
+      socket.write(request);
+    },
+    close() {
+      socket.removeAllListeners('close');
+      socket.destroy();
+    },
+  };
+}
+
+/**
+ * Fixed-rate load over `connections` keep-alive connections. A request whose
+ * time has come waits in this process for a free connection, and that wait
+ * counts: latency runs from the scheduled time to the last byte.
+ */
+function openLoop(url, { rate, warmup, duration, paths, connections, onMeasureStart }) {
+  const { host } = new URL(url);
+  const requests = paths.map((p) => Buffer.from(`GET ${p} HTTP/1.1\r\nHost: ${host}\r\n\r\n`, 'latin1'));
+  const total = Math.round(rate * (warmup + duration));
+  const skipped = Math.round(rate * warmup);
+  const intervalMs = 1000 / rate;
+  const latencies = [];
+  const stats = { responses: 0, bytes: 0, non2xx: 0, errors: 0, timeouts: 0 };
+  const waiting = []; // indices due but without a free connection
+  let measureStart = 0;
+  let lastDone = 0;
+  let sent = 0;
+  let settled = 0;
+  return new Promise((resolve) => {
+    const start = performance.now();
+    const pool = Array.from({ length: connections }, () => createConnection(url));
+    const idle = [...pool];
+    let giveUp;
+    const finish = () => {
+      clearTimeout(giveUp);
+      for (const c of pool) c.close();
+      stats.timeouts = total - settled;
+      stats.errors += stats.timeouts;
+      resolve({ ...stats, seconds: (lastDone - measureStart) / 1000, latencies: Float64Array.from(latencies).sort() });
+    };
+    const dispatch = (conn, i) => {
+      const scheduled = start + i * intervalMs;
+      if (i === skipped) {
+        measureStart = scheduled;
+        onMeasureStart?.();
+      }
+      conn.send(requests[i % requests.length], (err, status, bytes) => {
+        if (i >= skipped) {
+          lastDone = performance.now();
+          if (err) stats.errors++;
+          else {
+            stats.responses++;
+            stats.bytes += bytes;
+            if (status < 200 || status > 299) stats.non2xx++;
+            latencies.push(lastDone - scheduled);
+          }
+        }
+        if (waiting.length) dispatch(conn, waiting.shift());
+        else idle.push(conn);
+        if (++settled === total) finish();
+      });
+    };
+    // Sends everything due, then sleeps until the next request's time. Timers
+    // fire late by up to a few ms: late requests still count from their time.
+    const tick = () => {
+      const due = Math.min(total, Math.floor((performance.now() - start) / intervalMs) + 1);
+      while (sent < due) {
+        if (idle.length) dispatch(idle.pop(), sent);
+        else waiting.push(sent);
+        sent++;
+      }
+      if (sent < total) setTimeout(tick, Math.max(0, start + sent * intervalMs - performance.now()));
+      // What is still unanswered 30 s after the last send counts as timed out.
+      else giveUp = setTimeout(finish, 30_000);
+    };
+    tick();
+  });
+}
+
+// Child side: one job, then exit.
+if (require.main === module) {
+  process.once('message', async (job) => {
+    let cpuAtStart = process.cpuUsage();
+    const onMeasureStart = () => {
+      cpuAtStart = process.cpuUsage();
+      process.send({ type: 'measuring' });
+    };
+    const onTick = (second, counter) => process.send({ type: 'tick', second, counter });
+    const result =
+      job.kind === 'open'
+        ? await openLoop(job.url, { ...job, onMeasureStart })
+        : await drive(job.url, { ...job, onTick, onMeasureStart });
+    const cpu = process.cpuUsage(cpuAtStart);
+    process.send({ type: 'result', result: { ...result, cpuSeconds: (cpu.user + cpu.system) / 1e6 } }, () => process.exit(0));
+  });
+}
+
+/** Forks one load process; `cpus` pins it (all its threads) with taskset. */
+function forkLoad(cpus) {
+  const pinned = cpus ? { execPath: 'taskset', execArgv: ['-c', cpus, process.execPath] } : {};
+  return fork(__filename, [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...pinned });
+}
+
+/** Splits `n` into `parts` integers that differ by at most one. */
+function split(n, parts) {
+  return Array.from({ length: parts }, (_, i) => Math.floor(n / parts) + (i < n % parts ? 1 : 0)).filter((x) => x > 0);
+}
+
+/**
+ * Runs one load job in `processes` load processes (connections and rate split
+ * between them), merges their figures and reports their CPU in cores.
+ * `onMeasureStart` fires when the first of them ends its warm-up.
+ */
+function runLoad(url, job, { processes = 1, cpus, onTick, onMeasureStart } = {}) {
+  const shares = split(job.connections, Math.min(processes, job.connections));
+  let started = false;
+  const runs = shares.map(
+    (connections) =>
+      new Promise((resolve, reject) => {
+        const child = forkLoad(cpus);
+        let result = null;
+        child.on('message', (msg) => {
+          if (msg.type === 'measuring' && !started) {
+            started = true;
+            onMeasureStart?.();
+          } else if (msg.type === 'tick') onTick?.(msg.second, msg.counter);
+          else if (msg.type === 'result') result = msg.result;
+        });
+        child.once('error', reject);
+        child.once('exit', (code) => (result ? resolve(result) : reject(new Error(`load process exited with ${code}`))));
+        const rate = job.rate && (job.rate * connections) / job.connections;
+        child.send({ ...job, url, connections, rate });
+      }),
+  );
+  return Promise.all(runs).then((results) => {
+    const seconds = Math.max(...results.map((r) => r.seconds));
+    const latencies = new Float64Array(results.reduce((n, r) => n + r.latencies.length, 0));
+    let at = 0;
+    for (const r of results) {
+      latencies.set(r.latencies, at);
+      at += r.latencies.length;
+    }
+    const sum = (key) => results.reduce((n, r) => n + r[key], 0);
+    return {
+      responses: sum('responses'),
+      bytes: sum('bytes'),
+      non2xx: sum('non2xx'),
+      errors: sum('errors'),
+      timeouts: sum('timeouts'),
+      seconds,
+      latencies: latencies.sort(),
+      loadGeneratorCpuCores: sum('cpuSeconds') / seconds,
+      loadProcesses: results.length,
+    };
+  });
+}
+
+module.exports = { runLoad, openLoop };

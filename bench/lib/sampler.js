@@ -1,0 +1,85 @@
+'use strict';
+
+// Samples a server's process tree (memory peaks, CPU time) from a process of
+// its own: reading smaps_rollup every 200 ms is synchronous work that would
+// otherwise delay the load generator's event loop and be billed to it.
+const { fork } = require('node:child_process');
+const { sampleTree } = require('./proc-tree');
+
+const SAMPLE_MS = 200;
+
+// Child side: 'begin' opens a window, 'end' closes it and answers its figures.
+if (require.main === module) {
+  const [root, includeRoot] = [Number(process.argv[2]), process.argv[3] === 'true'];
+  let window = null;
+  let timer = null;
+  const sample = () => {
+    const s = sampleTree(root, { includeRoot });
+    window.peakPss = Math.max(window.peakPss, s.pss);
+    window.peakRss = Math.max(window.peakRss, s.rss);
+    return s;
+  };
+  process.on('message', (msg) => {
+    if (msg === 'begin') {
+      window = { peakPss: 0, peakRss: 0, cpu: process.cpuUsage(), at: process.hrtime.bigint() };
+      window.start = sample();
+      timer = setInterval(sample, SAMPLE_MS);
+      process.send({ type: 'begun' });
+    } else if (msg === 'end') {
+      clearInterval(timer);
+      const end = sample();
+      const wallSeconds = Number(process.hrtime.bigint() - window.at) / 1e9;
+      const own = process.cpuUsage(window.cpu);
+      process.send({
+        type: 'ended',
+        result: {
+          peakPss: window.peakPss,
+          peakRss: window.peakRss,
+          serverCpuSeconds: end.cpuSeconds - window.start.cpuSeconds,
+          processes: end.processes,
+          wallSeconds,
+          samplerCpuCores: (own.user + own.system) / 1e6 / wallSeconds,
+        },
+      });
+    }
+  });
+  process.on('disconnect', () => process.exit(0));
+}
+
+/**
+ * A sampler for the tree under `root`: `measure(fn)` runs fn between a
+ * 'begin' and an 'end' and resolves with fn's result and the window's figures.
+ */
+function createSampler(root, { includeRoot = true, cpus } = {}) {
+  const pinned = cpus ? { execPath: 'taskset', execArgv: ['-c', cpus, process.execPath] } : {};
+  const child = fork(__filename, [String(root), String(includeRoot)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...pinned });
+  const reply = (type) =>
+    new Promise((resolve, reject) => {
+      const onMessage = (msg) => {
+        if (msg.type !== type) return;
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        resolve(msg.result);
+      };
+      const onExit = (code) => reject(new Error(`sampler exited with ${code}`));
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+    });
+  return {
+    begin() {
+      const begun = reply('begun');
+      child.send('begin');
+      return begun;
+    },
+    end() {
+      const ended = reply('ended');
+      child.send('end');
+      return ended;
+    },
+    close() {
+      if (child.connected) child.disconnect();
+    },
+  };
+}
+
+module.exports = { createSampler };
