@@ -147,6 +147,24 @@ describe('bench harness parts', () => {
   });
 });
 
+describe('open-loop connections', () => {
+  it('follows a server that closes after every answer onto new connections, losing nothing', async () => {
+    const server = http.createServer((req, res) => {
+      res.setHeader('connection', 'close');
+      res.end('ok');
+    });
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const load = await openLoop(`http://127.0.0.1:${server.address().port}`, { rate: 100, warmup: 0, duration: 1, paths: ['/'], connections: 2 });
+      assert.equal(load.errors, 0);
+      assert.equal(load.responses, 100);
+      assert.equal(load.non2xx, 0);
+    } finally {
+      server.close();
+    }
+  });
+});
+
 describe('bench/run.js --soak', () => {
   it('soaks a tier and writes its report', () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-soak-'));

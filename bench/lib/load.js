@@ -21,43 +21,50 @@ const { drive } = require('./drive');
 function createConnection(url) {
   const { hostname, port } = new URL(url);
   let socket;
-  let current = null; // { request, done } in flight
+  let inFlight = null; // the settle callback of the request on the wire
   let buffer = Buffer.alloc(0);
+  const fail = () => {
+    const settle = inFlight;
+    inFlight = null;
+    settle?.(new Error('connection closed'));
+  };
   const connect = () => {
+    buffer = Buffer.alloc(0);
     socket = net.connect(Number(port), hostname);
     socket.setNoDelay(true);
+    socket.on('error', () => {}); // 'close' follows and fails the request
+    socket.on('close', () => {
+      fail();
+      connect();
+    });
     socket.on('data', (chunk) => {
       buffer = buffer.length ? Buffer.concat([buffer, chunk]) : chunk;
-      for (;;) {
+      while (inFlight) {
         const headEnd = buffer.indexOf('\r\n\r\n');
-        if (headEnd === -1 || !current) return;
+        if (headEnd === -1) return;
         const head = buffer.toString('latin1', 0, headEnd);
         const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? NaN);
-        if (!Number.isFinite(length)) return socket.destroy(new Error('response without content-length'));
+        if (!Number.isFinite(length)) return socket.destroy();
         const end = headEnd + 4 + length;
         if (buffer.length < end) return;
-        const done = current;
-        current = null;
         buffer = buffer.subarray(end);
-        done.settle(null, Number(head.slice(9, 12)), end);
-        if (/\r\nconnection:\s*close/i.test(head)) return socket.destroy();
+        const settle = inFlight;
+        inFlight = null;
+        // A server that closes after this answer: the next request goes on a
+        // new connection, opened before `settle` may send it.
+        if (/\r\nconnection:\s*close/i.test(head)) {
+          socket.removeAllListeners('close');
+          socket.destroy();
+          connect();
+        }
+        settle(null, Number(head.slice(9, 12)), end);
       }
-    });
-    socket.on('error', () => {});
-    socket.on('close', () => {
-      buffer = Buffer.alloc(0);
-      if (current) {
-        const failed = current;
-        current = null;
-        failed.settle(new Error('connection closed'));
-      }
-      connect();
     });
   };
   connect();
   return {
     send(request, settle) {
-      current = { settle };
+      inFlight = settle;
       socket.write(request);
     },
     close() {
