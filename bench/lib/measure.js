@@ -10,6 +10,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { startTier, LAUNCHER_TIERS } = require('./launch');
 const { createSampler } = require('./sampler');
+const { reapedChildrenCpuSeconds } = require('./proc-tree');
 const { runLoad } = require('./load');
 const { percentile } = require('./drive');
 const { resetEventLoop, readEventLoop } = require('./event-loop');
@@ -26,25 +27,19 @@ async function meanBodyBytes(url, paths) {
   return bytes / paths.length;
 }
 
-/** Reaped children's CPU seconds of this process (wrk runs as one). */
-function childrenCpuSeconds() {
-  const fields = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[13]) + Number(fields[14])) / 100;
-}
-
 /** wrk on the same server, paths and connections: a second load generator's view. */
 function wrk(url, { paths, connections, seconds, cpus }) {
   const lua = path.join(os.tmpdir(), `qr-bench-${process.pid}.lua`);
   fs.writeFileSync(lua, `local paths = {${paths.map((p) => JSON.stringify(p)).join(', ')}}\nlocal i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format("GET", paths[i])\nend\n`);
   const args = ['-t', '1', '-c', String(connections), '-d', `${seconds}s`, '--timeout', '30s', '-s', lua, url];
-  const cpuBefore = childrenCpuSeconds();
+  const cpuBefore = reapedChildrenCpuSeconds();
   try {
     const out = execFileSync(cpus ? 'taskset' : 'wrk', cpus ? ['-c', cpus, 'wrk', ...args] : args, { encoding: 'utf8' });
     const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
     return {
       requestsPerSecond: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]),
       non2xx,
-      cpuCores: (childrenCpuSeconds() - cpuBefore) / seconds,
+      cpuCores: (reapedChildrenCpuSeconds() - cpuBefore) / seconds,
     };
   } finally {
     fs.rmSync(lua, { force: true });

@@ -49,6 +49,18 @@ function kb(text, field) {
  * (`qr_cli` processes spawned per request end up there). `includeRoot: false`
  * leaves out a root that only launched the rest.
  */
+/** /proc/PID/stat fields after the command name, which may contain spaces: see proc(5). */
+function statFields(pid) {
+  const stat = read(`/proc/${pid}/stat`);
+  return stat && stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** CPU seconds of this process's reaped children (a finished wrk, for one). */
+function reapedChildrenCpuSeconds() {
+  const fields = statFields('self');
+  return (Number(fields[13]) + Number(fields[14])) / PAGE_TICKS;
+}
+
 function sampleTree(root, { includeRoot = true } = {}) {
   let pss = 0;
   let rss = 0;
@@ -56,11 +68,9 @@ function sampleTree(root, { includeRoot = true } = {}) {
   let processes = 0;
   for (const pid of treePids(root)) {
     if (pid === root && !includeRoot) continue;
-    const stat = read(`/proc/${pid}/stat`);
-    if (!stat) continue;
+    const fields = statFields(pid);
+    if (!fields) continue;
     processes++;
-    // Fields after the command name, which may contain spaces: see proc(5).
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     cpuTicks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
     pss += kb(read(`/proc/${pid}/smaps_rollup`), 'Pss') * 1024;
     rss += kb(read(`/proc/${pid}/status`), 'VmRSS') * 1024;
@@ -68,4 +78,4 @@ function sampleTree(root, { includeRoot = true } = {}) {
   return { pss, rss, cpuSeconds: cpuTicks / PAGE_TICKS, processes };
 }
 
-module.exports = { sampleTree, treePids, childPids };
+module.exports = { sampleTree, treePids, childPids, reapedChildrenCpuSeconds };

@@ -277,7 +277,7 @@ function howMeasured({ results, settings, machine }, out) {
     "- Event-loop delay: `monitorEventLoopDelay` at 1 ms resolution inside node-server, the resolution subtracted (an idle loop reads 0); every worker reset at the start of the window and read at its end (matched by pid), the worst worker shown; n/a where no node-server serves (`axum`, `axum-nginx`, `napi-node-http`).",
   );
   out.push("- `axum-nginx` (reference): deploy/nginx.conf in front of one qr_server; memory and CPU are nginx + qr_server. `napi-node-http` (reference): the addon behind bare node:http, bench/reference/napi-node-http.js. Both ignore the worker count.");
-  if (settings.repeat > 1) out.push(`- Each main configuration ran ${settings.repeat} times; figures are from the run with the median req/s, "req/s range" is min-max; every run is in results.json.`);
+  if (settings.repeat > 1) out.push(`- Each main configuration ran ${settings.repeat} times; figures are from the run with the median req/s${settings.repeat % 2 === 0 ? ' (the faster of the middle two)' : ''}, "req/s range" is min-max; every run is in results.json.`);
 }
 
 /** Every file of the report, by name. */
