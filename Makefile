@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: setup build build-rust build-napi build-wasm build-testing bench bench-core soak serve deploy test test-rust test-node lint clean
+.PHONY: setup build build-rust build-napi build-wasm build-testing bench bench-core soak serve deploy scaffold test test-rust test-node lint clean
 
 setup:
 	scripts/setup.sh
@@ -24,6 +24,11 @@ build-napi:
 # Test-only variants (cargo feature `testing`) in target/testing: never shipped.
 build-testing:
 	scripts/build-testing.sh
+
+## A new hot function on the whole ladder in functions/$(NAME) (README: "Port your own hot function").
+scaffold: setup
+	@test -n "$(NAME)" || { echo 'usage: make scaffold NAME=word-count'; exit 2; }
+	node scaffold/new.js $(NAME)
 
 ## Build everything, then start a tier (TIER=cli-pool by default) on port 42069.
 serve: build

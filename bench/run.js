@@ -13,24 +13,20 @@ const report = require('./lib/report');
 const soakReport = require('./lib/soak-report');
 const { soakTier, parseDuration } = require('./lib/soak');
 const { ROOT } = require('./lib/launch');
-const { CURVE_LENGTHS, textsOfLength, qrcodePath } = require('./lib/texts');
+const { loadConfig, tierOf, DEFAULT_CONFIG } = require('./lib/config');
 
-// The tiers, then two benchmark-only rows: nginx in front of qr_server, and
-// the addon behind bare node:http (what express costs).
-const ALL_TIERS = ['js', 'cli', 'cli-pool', 'wasm', 'wasm-raw', 'napi', 'napi-async', 'axum-proxy', 'axum', 'axum-nginx', 'napi-node-http'];
 const CURVE_CONNECTIONS = [1, 10, 100, 1000];
 const RATE_FRACTIONS = [0.25, 0.5, 0.9];
-// The tiers that hold state across requests in a long-lived process or child.
-const SOAK_TIERS = ['cli-pool', 'wasm-raw', 'napi-async'];
 
 const USAGE = `Usage: node bench/run.js [options]
 
-  --tiers LIST        comma-separated (default: ${ALL_TIERS.join(',')})
+  --config FILE       the service's tiers and request mix (default: bench/config/qr.js,
+                      the QR tiers: ${loadConfig().tiers.map((t) => t.name).join(',')})
+  --tiers LIST        comma-separated (default: every tier of the configuration)
   --workers LIST      node-server worker counts (default: 1,2)
   --connections N     concurrent connections (default: 100)
   --duration S        measured seconds per run (default: 20)
   --warmup S          warm-up seconds on the same connections (default: 3)
-  --texts FILE        JSON file with a "urls" array (default: test/fixtures/texts.json)
   --out DIR           where report.md, results.json, chart.svg go (default: bench/out)
   --repeat N          main runs per configuration; reports the median and the spread (default: 1)
   --load-processes N  autocannon processes sharing the connections (default: 1)
@@ -39,7 +35,7 @@ const USAGE = `Usage: node bench/run.js [options]
   --no-curves         only the main table: no cost curves, fixed-rate runs or wrk
   --curve-duration S  measured seconds per curve point and fixed rate (default: 5)
   --quick             a few seconds per run, worker count 1, fewer curve points (for CI)
-  --soak DURATION     soak mode instead: each tier (default: ${SOAK_TIERS.join(',')}) under
+  --soak DURATION     soak mode instead: each tier (default: the configuration's soakTiers) under
                       load for DURATION (e.g. 10m); passes when RSS grows < 5%
                       (default --out bench/out/soak)
   --soak-warmup S     warm-up before the soak's first RSS sample (default: 60)`;
@@ -48,12 +44,12 @@ function parseOptions(argv) {
   const { values } = parseArgs({
     args: argv,
     options: {
+      config: { type: 'string', default: DEFAULT_CONFIG },
       tiers: { type: 'string' },
       workers: { type: 'string' },
       connections: { type: 'string', default: '100' },
       duration: { type: 'string' },
       warmup: { type: 'string' },
-      texts: { type: 'string', default: path.join(ROOT, 'test/fixtures/texts.json') },
       out: { type: 'string' },
       repeat: { type: 'string', default: '1' },
       'load-processes': { type: 'string', default: '1' },
@@ -68,10 +64,12 @@ function parseOptions(argv) {
   });
   if (values.help) return null;
   const soak = values.soak === undefined ? null : parseDuration(values.soak);
-  const tiers = (values.tiers ?? (soak ? SOAK_TIERS : ALL_TIERS).join(',')).split(',').filter(Boolean);
-  for (const t of tiers) if (!ALL_TIERS.includes(t)) throw new Error(`unknown tier "${t}"`);
-  const texts = JSON.parse(fs.readFileSync(values.texts, 'utf8')).urls;
-  if (!Array.isArray(texts) || texts.length === 0) throw new Error(`${values.texts} has no "urls" array`);
+  const config = loadConfig(values.config);
+  const defaultTiers = soak ? (config.soakTiers ?? config.tiers.map((t) => t.name)) : config.tiers.map((t) => t.name);
+  const tiers = values.tiers ? values.tiers.split(',').filter(Boolean) : defaultTiers;
+  for (const t of tiers) tierOf(config, t);
+  const { requests } = config;
+  const lengths = requests.ofLength ? requests.lengths ?? [] : [];
   const quick = values.quick;
   const workers = (values.workers ?? (quick ? '1' : '1,2')).split(',').map(Number);
   const curveDuration = Number(values['curve-duration'] ?? (quick ? 1 : 5));
@@ -83,14 +81,15 @@ function parseOptions(argv) {
     warmup: soak ? parseDuration(values['soak-warmup']) : Number(values.warmup ?? (values.quick ? 1 : 3)),
     soak: soak !== null,
     oneConnectionSeconds: values.quick ? 1 : 5,
-    texts,
+    config,
+    paths: requests.paths,
     out: path.resolve(values.out ?? path.join(ROOT, soak ? 'bench/out/soak' : 'bench/out')),
     repeat: Number(values.repeat),
     loadProcesses: Number(values['load-processes']),
     pin: values.pin ? pin(Math.max(...workers)) : null,
     curves: !soak && !values['no-curves'] && {
       connections: quick ? [1, 10, Number(values.connections)] : CURVE_CONNECTIONS,
-      lengths: (quick ? [16, 512] : CURVE_LENGTHS).map((length) => ({ length, paths: textsOfLength(texts, length).map(qrcodePath) })),
+      lengths: (quick && lengths.length > 2 ? [lengths[0], lengths.at(-1)] : lengths).map((length) => ({ length, paths: requests.ofLength(length) })),
       rateFractions: quick ? [0.5] : RATE_FRACTIONS,
       curveWarmup: quick ? 0 : 1,
       curveDuration,
@@ -140,7 +139,11 @@ function commonSettings(options) {
     connections: options.connections,
     warmup: options.warmup,
     duration: options.duration,
-    texts: options.texts,
+    config: path.relative(ROOT, options.config.file),
+    title: options.config.title,
+    baseline: options.config.baseline,
+    requests: { description: options.config.requests.description, paths: options.paths.length },
+    references: Object.fromEntries(options.config.tiers.filter((t) => t.reference).map((t) => [t.name, t.reference])),
   };
 }
 
@@ -155,7 +158,7 @@ function writeReport(out, report, render) {
 }
 
 async function soak(options) {
-  const paths = options.texts.map((t) => `/qrcode?text=${encodeURIComponent(t)}`);
+  const { paths } = options;
   const results = [];
   for (const tier of options.tiers) {
     const result = await soakTier(tier, {
@@ -185,10 +188,10 @@ async function main() {
   if (!options) return console.log(USAGE);
   if (options.soak) return soak(options);
   const pinning = options.pin;
-  const paths = options.texts.map(qrcodePath);
+  const { paths, config } = options;
   const log = (line, partial) => process.stderr.write(`\r\x1b[K${line}${partial ? '' : '\n'}`);
   const results = [];
-  let jsMax;
+  let baselineMax;
   for (const workers of options.workers) {
     for (const tier of options.tiers) {
       const runs = [];
@@ -203,7 +206,7 @@ async function main() {
           paths,
           serverCpus: pinning?.server,
           clientCpus: pinning?.client,
-          curves: withCurves && { ...options.curves, jsMax },
+          curves: withCurves && { ...options.curves, baselineMax },
           log,
         });
         log(`${label}: ${run.requestsPerSecond.toFixed(0)} req/s, p99 ${run.latencyMs.p99.toFixed(1)} ms${run.errors || run.non2xx ? ' (ERRORS)' : ''}`);
@@ -212,9 +215,10 @@ async function main() {
         runs.push(main);
       }
       const median = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(runs.length / 2)];
-      if (tier === 'js' && workers === options.workers[0]) jsMax = median.requestsPerSecond;
+      if (tier === config.baseline && workers === options.workers[0]) baselineMax = median.requestsPerSecond;
       results.push({
         ...median,
+        reference: Boolean(tierOf(config, tier).reference),
         ...curves,
         repeats: runs.length,
         spread: { min: Math.min(...runs.map((r) => r.requestsPerSecond)), max: Math.max(...runs.map((r) => r.requestsPerSecond)) },

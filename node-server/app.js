@@ -1,10 +1,14 @@
 'use strict';
 
 const express = require('express');
+const path = require('node:path');
 const { monitorEventLoopDelay } = require('node:perf_hooks');
 const { textParam } = require('./lib/text-param');
 const { httpResponseFor } = require('./lib/errors');
 const { refuseLongUris } = require('./lib/http-limits');
+const { wasmDir } = require('./lib/wasm-files');
+
+const PUBLIC = path.join(__dirname, 'public');
 
 const TEXT_PLAIN = 'text/plain; charset=utf-8';
 // The delay monitor's timer period. Each sample is the whole gap between two
@@ -12,7 +16,8 @@ const TEXT_PLAIN = 'text/plain; charset=utf-8';
 const LOOP_RESOLUTION_MS = 1;
 
 /**
- * The express app around one tier's `generateQrCode(text, { signal }) -> Promise<Buffer>`.
+ * The express app around one tier's `generateQrCode(text, { signal }) -> Promise<Buffer>`;
+ * `tier` is the tier actually running (what `auto` chose), /healthz reports it.
  * @param {{ tier: string, generateQrCode: (text: string, options: { signal: AbortSignal }) => Promise<Buffer> }} options
  */
 function createApp({ tier, generateQrCode }) {
@@ -42,6 +47,12 @@ function createApp({ tier, generateQrCode }) {
       res.status(status).set(headers).type(TEXT_PLAIN).send(body);
     }
   });
+
+  // The page: the same text made into a QR code by the Wasm build in the
+  // browser (qr_wasm/pkg-web, `scripts/build-wasm.sh`) and by this tier.
+  app.get('/', (req, res) => res.sendFile(path.join(PUBLIC, 'index.html')));
+  app.use('/assets', express.static(PUBLIC, { index: false }));
+  app.use('/wasm', express.static(path.join(wasmDir(), 'pkg-web'), { index: false }));
 
   app.get('/healthz', (req, res) => {
     res.json({ tier, pid: process.pid });

@@ -5,7 +5,7 @@
 const cluster = require('node:cluster');
 const { parseArgs } = require('node:util');
 const { createApp } = require('./app');
-const { createBackoff } = require('./lib/backoff');
+const { createBackoff } = require('tier-adapters');
 const { createHttpServer, LIMITS } = require('./lib/http-server');
 const { loadTier, tierNames } = require('./tiers');
 
@@ -13,7 +13,8 @@ const SHUTDOWN_TIMEOUT_MS = 10_000;
 
 const USAGE = `Usage: node node-server/server.js --tier <name> [options]
 
-  --tier NAME      one of: ${tierNames.join(', ')} (env QR_TIER)
+  --tier NAME      one of: ${tierNames.join(', ')} (env QR_TIER);
+                   auto: napi if its binary loads, else wasm, else js
   --host HOST      listen address (env HOST, default 127.0.0.1)
   --port PORT      listen port, 0 for a free one (env PORT, default 42069)
   --workers N      N > 1 runs a cluster of N processes (env WORKERS, default 1)
@@ -64,16 +65,15 @@ function fatal(err) {
 
 /** One process serving HTTP: a cluster worker or the whole server. */
 async function serve(options) {
-  const tier = loadTier(options.tier);
-  await tier.start?.(options);
-  const app = createApp({ tier: options.tier, generateQrCode: tier.generateQrCode });
+  const tier = await loadTier(options.tier).createTier(options);
+  const app = createApp({ tier: tier.name ?? options.tier, generateQrCode: tier.run });
   const { server, shutdown } = createHttpServer(app, { maxConnections: options.maxConnections });
   // Before the ready line: a supervisor may send SIGTERM the moment it reads it.
   onShutdownSignal(async () => {
     // Stop accepting, answer what is in flight, and close every keep-alive
     // connection once it is idle instead of waiting out its timeout.
     await shutdown();
-    await tier.close?.();
+    await tier.close();
   });
   server.listen(options.port, options.host);
   await new Promise((resolve, reject) => {
@@ -82,14 +82,15 @@ async function serve(options) {
   });
   if (cluster.isPrimary) {
     const { address, port } = server.address();
-    console.log(`node-server (${options.tier}) listening on http://${address}:${port}`);
+    const running = tier.name && tier.name !== options.tier ? `${options.tier}: ${tier.name}` : options.tier;
+    console.log(`node-server (${running}) listening on http://${address}:${port}`);
   }
 }
 
 /** Cluster primary: forks the workers, shares what the tier shares. */
 async function serveCluster(options) {
-  const tier = loadTier(options.tier);
-  const shared = options.upstream ? undefined : await tier.startShared?.(options);
+  const adapter = loadTier(options.tier);
+  const shared = options.upstream ? undefined : await adapter.startShared?.(options);
   const workerOptions = JSON.stringify({ ...options, upstream: shared?.upstream ?? options.upstream });
   // A worker that keeps dying young is forked again ever more slowly.
   const backoff = createBackoff();

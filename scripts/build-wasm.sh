@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds both Wasm modules and runs wasm-opt (npm `binaryen`) on each:
 #   qr_wasm/pkg/          wasm-pack --target nodejs package (tier `wasm`)
+#   qr_wasm/pkg-web/      wasm-pack --target web package (node-server's page, in the browser)
 #   qr_wasm/pkg-raw/      qr_wasm_raw.wasm, no imports, raw ABI (tier `wasm-raw`)
 # Prints each module's size before and after wasm-opt.
 set -euo pipefail
@@ -22,6 +23,9 @@ optimize() { # file label
 # wasm-pack's own wasm-opt step is off (qr_wasm/Cargo.toml): it would try to download binaryen.
 wasm-pack --log-level warn build qr_wasm --release --target nodejs --out-dir pkg
 optimize qr_wasm/pkg/qr_wasm_bg.wasm wasm
+# The same module for browsers: only the JS glue differs (ES module, `await init()`).
+wasm-pack --log-level warn build qr_wasm --release --target web --out-dir pkg-web
+optimize qr_wasm/pkg-web/qr_wasm_bg.wasm wasm-web
 
 # The raw module: the same crate without wasm-bindgen, in its own target dir
 # so the two builds never overwrite each other's output.

@@ -14,11 +14,14 @@ need node "Node.js >= 20.17"
 need npm "npm"
 
 # Debian packages: zbarimg decodes QR codes in the tests, wrk cross-checks the
-# benchmark, nginx runs the deploy/ topology (its test and the axum-nginx tier).
+# benchmark, nginx runs the deploy/ topology (its test and the axum-nginx tier),
+# chromium runs node-server's page in test/browser.test.js.
 apt_packages=()
 command -v zbarimg >/dev/null 2>&1 || apt_packages+=(zbar-tools)
 command -v wrk >/dev/null 2>&1 || apt_packages+=(wrk)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || apt_packages+=(nginx)
+# chromium: the page's test drives it headless (puppeteer-core, no browser download).
+command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || apt_packages+=(chromium)
 if [ ${#apt_packages[@]} -gt 0 ]; then
   log "apt-get install ${apt_packages[*]}"
   sudo_cmd=""

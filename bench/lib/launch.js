@@ -1,71 +1,54 @@
 'use strict';
 
-// Starts the real servers (node-server for a tier, qr_server for `axum`) on
-// free loopback ports and stops them again. Shared by the benchmark and tests.
-const { spawn } = require('node:child_process');
+// Starts the real servers of a benchmark configuration's tiers on free
+// loopback ports and stops them again. Shared by the benchmark and tests.
 const path = require('node:path');
-const readline = require('node:readline');
+const { spawnListening } = require('tier-adapters');
+const { loadConfig, tierOf, READY_LINE } = require('./config');
 
 const ROOT = path.resolve(__dirname, '../..');
-const READY_LINE = /listening on (http:\/\/\S+)/;
-const QR_SERVER_BIN = process.env.QR_SERVER_BIN || path.join(ROOT, 'target/release/qr_server');
-
-// Tiers started through a launcher process that does none of the serving:
-// the benchmark leaves it out of the memory and CPU figures.
-const LAUNCHER_TIERS = new Set(['axum-nginx']);
 
 /**
- * The command that starts a tier's server: node-server; qr_server alone for
- * `axum`; nginx in front of one qr_server (deploy/start.js) for `axum-nginx`;
- * the addon behind bare node:http for the reference `napi-node-http`.
+ * The command that starts a tier's server, from the configuration (the QR
+ * tiers by default), plus `args`; `cpus` (e.g. "1-3") pins it and every
+ * process it starts.
  */
-function tierCommand(tier, { workers = 1, args = [], cpus, env } = {}) {
-  let command;
-  if (tier === 'axum') command = [env?.QR_SERVER_BIN ?? QR_SERVER_BIN, '--port', '0', ...args];
-  else if (tier === 'axum-nginx') command = [process.execPath, path.join(ROOT, 'deploy/start.js'), '--port', '0', '--qr-servers', '1', '--tier', 'none', ...args];
-  else if (tier === 'napi-node-http') command = [process.execPath, path.join(ROOT, 'bench/reference/napi-node-http.js'), '--port', '0', ...args];
-  else command = [process.execPath, path.join(ROOT, 'node-server/server.js'), '--tier', tier, '--port', '0', '--workers', String(workers), ...args];
-  // `cpus` (e.g. "1-3") pins the server and every process it starts.
+function tierCommand(tier, { workers = 1, args = [], cpus, env, config = loadConfig() } = {}) {
+  const command = [...tierOf(config, tier).command({ workers, env }), ...args];
   if (cpus) command.unshift('taskset', '-c', cpus);
   return [command[0], command.slice(1)];
 }
 
 /**
- * Spawns a server and resolves once it prints its URL.
- * @returns {Promise<{ url: string, child: import('node:child_process').ChildProcess, stop: () => Promise<number|null>, output: () => string }>}
+ * Spawns a server and resolves once it prints its URL; its stdout and stderr
+ * are kept for the caller (and shown if it fails to start).
+ * @returns {Promise<{ url: string, child: import('node:child_process').ChildProcess, stop: () => Promise<number|string|null>, output: () => string }>}
  */
-function startServer(command, args, { env, timeoutMs = 20_000 } = {}) {
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+async function startServer(command, args, { env, timeoutMs = 20_000, ready = READY_LINE } = {}) {
   let output = '';
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+  const name = `${path.basename(command)} ${args.join(' ')}`;
+  let started;
+  try {
+    started = await spawnListening(command, args, { name, env: env ?? {}, readyLine: ready, timeoutMs, onOutput: (text) => (output += text) });
+  } catch (err) {
+    throw new Error(`${err.message}:\n${output}`, { cause: err });
+  }
+  const { child, url } = started;
+  const exited = child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve(child.exitCode ?? child.signalCode)
+    : new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     return exited;
   };
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${path.basename(command)} ${args.join(' ')} did not start:\n${output}`));
-    }, timeoutMs);
-    exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`${path.basename(command)} ${args.join(' ')} exited with ${code}:\n${output}`));
-    });
-    readline.createInterface({ input: child.stdout }).on('line', (line) => {
-      output += `${line}\n`;
-      const match = READY_LINE.exec(line);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ url: match[1], child, stop, output: () => output });
-      }
-    });
-  });
+  return { url, child, stop, output: () => output };
 }
 
-function startTier(tier, options) {
-  const [command, args] = tierCommand(tier, options);
-  return startServer(command, args, options);
+/** Starts a tier of `options.config` (default: the QR tiers). */
+function startTier(tier, options = {}) {
+  const config = options.config ?? loadConfig();
+  const [command, args] = tierCommand(tier, { ...options, config });
+  return startServer(command, args, { ...options, ready: tierOf(config, tier).ready ?? READY_LINE });
 }
 
-module.exports = { startTier, startServer, tierCommand, LAUNCHER_TIERS, ROOT, QR_SERVER_BIN };
+module.exports = { startTier, startServer, tierCommand, ROOT };

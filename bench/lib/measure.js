@@ -8,15 +8,13 @@ const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { startTier, LAUNCHER_TIERS } = require('./launch');
+const { startTier } = require('./launch');
+const { tierOf } = require('./config');
 const { createSampler } = require('./sampler');
 const { reapedChildrenCpuSeconds } = require('./proc-tree');
 const { runLoad } = require('./load');
 const { percentile } = require('./drive');
 const { resetEventLoop, readEventLoop } = require('./event-loop');
-
-// No node-server in the path: no event loop to report.
-const NO_LOOP_METRICS = new Set(['axum', 'axum-nginx', 'napi-node-http']);
 
 const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
 
@@ -82,9 +80,11 @@ function figures(load, window, extra = {}) {
  */
 async function benchTier(tier, options) {
   const { workers, connections, warmup, duration, oneConnectionSeconds, paths, serverCpus, clientCpus, loadProcesses, log } = options;
-  const server = await startTier(tier, { workers, cpus: serverCpus });
-  const sampler = createSampler(server.child.pid, { includeRoot: !LAUNCHER_TIERS.has(tier), cpus: clientCpus });
-  const loopMetrics = !NO_LOOP_METRICS.has(tier);
+  const { config } = options;
+  const entry = tierOf(config, tier);
+  const server = await startTier(tier, { workers, cpus: serverCpus, config });
+  const sampler = createSampler(server.child.pid, { includeRoot: !entry.launcher, cpus: clientCpus });
+  const loopMetrics = Boolean(entry.eventLoop);
   // One measured window: load from the load processes, figures from the sampler.
   const run = async (job, { label, eventLoop = false } = {}) => {
     let begun;
@@ -122,9 +122,11 @@ async function benchTier(tier, options) {
         result.lengthCurve.push({ length, ...r });
       }
       result.fixedRate = [];
-      const jsMax = tier === 'js' ? main.requestsPerSecond : curves.jsMax;
-      for (const [of, max] of [['js', jsMax], ['own', main.requestsPerSecond]]) {
-        if (!max || (of === 'own' && tier === 'js')) continue;
+      // Rates as fractions of the baseline tier's maximum and of this tier's own.
+      const { baseline } = config;
+      const baselineMax = tier === baseline ? main.requestsPerSecond : curves.baselineMax;
+      for (const [of, max] of [[baseline, baselineMax], ['own', main.requestsPerSecond]]) {
+        if (!of || !max || (of === 'own' && tier === baseline)) continue;
         for (const fraction of curves.rateFractions) {
           const rate = fraction * max;
           const r = await run({ kind: 'open', rate, connections, paths, warmup: cw, duration: cd }, { label: `${tier} ${rate.toFixed(0)}/s` });
@@ -145,4 +147,4 @@ async function benchTier(tier, options) {
   }
 }
 
-module.exports = { benchTier, NO_LOOP_METRICS };
+module.exports = { benchTier };

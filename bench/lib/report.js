@@ -59,9 +59,13 @@ function bestIndices(values, better) {
   return new Set(values.map((v, i) => (v === best ? i : -1)).filter((i) => i >= 0));
 }
 
-const name = (r) => (r.tier === 'napi-node-http' || r.tier === 'axum-nginx' ? `${r.tier} (ref.)` : r.tier);
+// Benchmark-only rows (the configuration's `reference` tiers); results from
+// before configurations named them by tier.
+const isReference = (r) => r.reference ?? (r.tier === 'napi-node-http' || r.tier === 'axum-nginx');
+const name = (r) => (isReference(r) ? `${r.tier} (ref.)` : r.tier);
+const baselineOf = (settings) => ('baseline' in settings ? settings.baseline : 'js');
 
-function mainTables(results, out) {
+function mainTables(results, settings, out) {
   const groups = [...new Set(results.map((r) => r.workers))];
   out.push('## Main run: closed loop', '');
   for (const workers of groups) {
@@ -77,10 +81,12 @@ function mainTables(results, out) {
     const bests = [null, null, ...ABSOLUTE.map(([, get, , better]) => bestIndices(rows.map(get), better))];
     out.push(table(['tier', 'workers', ...ABSOLUTE.map(([h]) => h), ...(repeats ? ['req/s range'] : []), 'status'], cells, bests), '');
   }
-  out.push('## Relative to `js` with the same worker count', '', 'Higher is better in every column (each is the factor by which the tier beats `js`).', '');
+  const baseline = baselineOf(settings);
+  if (!baseline || !results.some((r) => r.tier === baseline)) return;
+  out.push(`## Relative to \`${baseline}\` with the same worker count`, '', `Higher is better in every column (each is the factor by which the tier beats \`${baseline}\`).`, '');
   for (const workers of groups) {
     const rows = results.filter((r) => r.workers === workers);
-    const js = rows.find((r) => r.tier === 'js');
+    const js = rows.find((r) => r.tier === baseline);
     if (!js) continue;
     const factors = rows.map((r) => RELATIVE.map(([, get, better]) => (better === 'high' ? get(r) / get(js) : get(js) / get(r))));
     const cells = rows.map((r, i) => [name(r), String(workers), ...factors[i].map((f) => `${fmt(f, 2)}x`)]);
@@ -120,7 +126,7 @@ function fixedRate(results, settings, out) {
   if (!rows.length) return;
   out.push('## Latency at fixed request rates (open loop)', '');
   out.push(
-    `Requests leave on a fixed schedule (${settings.curves.rateFractions.map((f) => `${f * 100}%`).join(', ')} of \`js\`'s and of the tier's own closed-loop maximum), each timed from its *scheduled* send time, so a stall is charged to every request it delayed (no coordinated omission: wrk2's method, on raw keep-alive connections in bench/lib/load.js; a request due while every connection is busy waits in the generator, and that wait counts). "behind" marks a run that answered under 95% of its target rate: the tier could not keep up, or the load generator did not (its CPU is beside each row; on a machine it shares with the server, that CPU is the server's loss). ${settings.curves.duration} s per rate after ${settings.curves.warmup} s at that rate; p99.9 needs at least 1000 answers (n) to mean much.`,
+    `Requests leave on a fixed schedule (${settings.curves.rateFractions.map((f) => `${f * 100}%`).join(', ')} of \`${baselineOf(settings)}\`'s and of the tier's own closed-loop maximum), each timed from its *scheduled* send time, so a stall is charged to every request it delayed (no coordinated omission: wrk2's method, on raw keep-alive connections in bench/lib/load.js; a request due while every connection is busy waits in the generator, and that wait counts). "behind" marks a run that answered under 95% of its target rate: the tier could not keep up, or the load generator did not (its CPU is beside each row; on a machine it shares with the server, that CPU is the server's loss). ${settings.curves.duration} s per rate after ${settings.curves.warmup} s at that rate; p99.9 needs at least 1000 answers (n) to mean much.`,
     '',
   );
   const cells = [];
@@ -129,7 +135,7 @@ function fixedRate(results, settings, out) {
       const behind = f.requestsPerSecond < 0.95 * f.targetRate;
       cells.push([
         name(r),
-        `${f.fraction * 100}% of ${f.of === 'js' ? '`js`' : 'own'}`,
+        `${f.fraction * 100}% of ${f.of === 'own' ? 'own' : `\`${f.of}\``}`,
         fmt(f.targetRate, 0),
         fmt(f.requestsPerSecond, 0),
         fmt(f.latencyMs.p50, 2),
@@ -265,27 +271,33 @@ function howMeasured({ results, settings, machine }, out) {
   out.push(`- Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGB} GB; ${machine.os}`);
   out.push(`- Tools: node ${machine.node}, autocannon ${machine.autocannon}, ${machine.wrk ?? 'wrk'}, ${machine.rustc}`);
   out.push(
-    `- Load: autocannon in ${settings.loadProcesses ?? 1} load process(es) of its own, ${settings.connections} connections, ${settings.warmup} s warm-up on the same connections, then ${settings.duration} s measured; ${settings.texts.length} texts in rotation; one-connection latency: ${settings.oneConnectionSeconds} s at c=1 after each run. Closed loop: each connection waits for its answer, so its p99 is roughly connections / req/s; the fixed-rate table is the latency a user sees at a given load.`,
+    `- Load: autocannon in ${settings.loadProcesses ?? 1} load process(es) of its own, ${settings.connections} connections, ${settings.warmup} s warm-up on the same connections, then ${settings.duration} s measured; ${settings.requests ? `${settings.requests.paths} requests in rotation (${settings.requests.description})` : `${settings.texts.length} texts in rotation`}; one-connection latency: ${settings.oneConnectionSeconds} s at c=1 after each run. Closed loop: each connection waits for its answer, so its p99 is roughly connections / req/s; the fixed-rate table is the latency a user sees at a given load.`,
   );
   out.push(`- Pinning: ${settings.pin ? `load processes, sampler and wrk on CPU ${settings.pin.client} (every thread), servers on CPUs ${settings.pin.server}` : 'none: load generator and server share the CPUs'}.`);
   const clientMax = Math.max(...results.map((r) => r.loadGeneratorCpuCores));
   out.push(`- The load generator used up to ${fmt(clientMax, 2)} CPU cores ("load gen cores"); the memory sampler, a process of its own, up to ${fmt(Math.max(...results.map((r) => r.samplerCpuCores ?? 0)), 3)}.`);
-  out.push('- Body bytes: the PNG alone, mean over the texts; wire bytes: what autocannon read per response, headers included.');
+  out.push('- Body bytes: the response body alone (the PNG, for the QR tiers), mean over the requests; wire bytes: what autocannon read per response, headers included.');
   out.push("- Memory: peak PSS (shared pages split between processes, /proc/PID/smaps_rollup) and RSS, summed over the server's process tree, sampled every 200 ms by the sampler process.");
   out.push('- Server CPU per request: user + system time of the whole tree (reaped children included) over the measured window, divided by 2xx responses.');
-  out.push(
-    "- Event-loop delay: `monitorEventLoopDelay` at 1 ms resolution inside node-server, the resolution subtracted (an idle loop reads 0); every worker reset at the start of the window and read at its end (matched by pid), the worst worker shown; n/a where no node-server serves (`axum`, `axum-nginx`, `napi-node-http`).",
+  const noLoop = results.filter((r) => !r.eventLoopDelayMs).map((r) => `\`${r.tier}\``);
+  if (noLoop.length < results.length) out.push(
+    `- Event-loop delay: \`monitorEventLoopDelay\` at 1 ms resolution inside node-server, the resolution subtracted (an idle loop reads 0); every worker reset at the start of the window and read at its end (matched by pid), the worst worker shown${noLoop.length ? `; n/a where no node-server serves (${[...new Set(noLoop)].join(', ')})` : ''}.`,
   );
-  out.push("- `axum-nginx` (reference): deploy/nginx.conf in front of one qr_server; memory and CPU are nginx + qr_server. `napi-node-http` (reference): the addon behind bare node:http, bench/reference/napi-node-http.js. Both ignore the worker count.");
+  const references = Object.entries(settings.references ?? {
+    'axum-nginx': 'deploy/nginx.conf in front of one qr_server; memory and CPU are nginx + qr_server',
+    'napi-node-http': 'the addon behind bare node:http, bench/reference/napi-node-http.js',
+  }).filter(([tier]) => results.some((r) => r.tier === tier));
+  for (const [tier, what] of references) out.push(`- \`${tier}\` (reference): ${what}.`);
+  if (settings.config) out.push(`- Tiers and requests: ${settings.config}.`);
   if (settings.repeat > 1) out.push(`- Each main configuration ran ${settings.repeat} times; figures are from the run with the median req/s${settings.repeat % 2 === 0 ? ' (the faster of the middle two)' : ''}, "req/s range" is min-max; every run is in results.json.`);
 }
 
 /** Every file of the report, by name. */
 function render(report) {
   const { results, settings } = report;
-  const out = ['# QR-code tiers: benchmark report', ''];
+  const out = [`# ${settings.title ?? 'QR-code tiers'}: benchmark report`, ''];
   const files = {};
-  mainTables(results, out);
+  mainTables(results, settings, out);
   out.push('![req/s by tier](chart.svg)', '');
   files['chart.svg'] = barChart(results);
   frameworkCost(results, out);

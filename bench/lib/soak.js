@@ -3,7 +3,8 @@
 // Soak: one tier under steady load for minutes; its process tree's RSS is
 // sampled every second to see whether memory settles or keeps growing.
 const { drive } = require('./drive');
-const { startTier, LAUNCHER_TIERS } = require('./launch');
+const { startTier } = require('./launch');
+const { tierOf } = require('./config');
 const { sampleTree } = require('./proc-tree');
 
 const SAMPLE_MS = 1000;
@@ -45,9 +46,9 @@ function rssGrowth(samples) {
 }
 
 /** One tier soaked: warm-up, then `duration` seconds of samples. */
-async function soakTier(tier, { connections, warmup, duration, paths, onProgress }) {
-  const sampling = { includeRoot: !LAUNCHER_TIERS.has(tier) };
-  const server = await startTier(tier);
+async function soakTier(tier, { config, connections, warmup, duration, paths, onProgress }) {
+  const sampling = { includeRoot: !tierOf(config, tier).launcher };
+  const server = await startTier(tier, { config });
   try {
     const samples = [];
     let sampler;

@@ -5,33 +5,20 @@
 // addon and are rebuilt from its numbers (QrError::number) by the stdio and
 // raw-Wasm tiers; `status` follows the http-errors convention.
 
+const { TierError, serverBusy, SERVER_BUSY, RETRY_AFTER_SECONDS } = require('tier-adapters');
+
 const GENERATION_FAILED = 'failed generating qr code';
-const SERVER_BUSY = 'server busy';
-const RETRY_AFTER_SECONDS = 1;
 
 // qr_lib::QrError in number order; index = number - 1.
 const CORE_ERROR_CODES = ['EMPTY_TEXT', 'TEXT_TOO_LONG', 'INVALID_UTF8', 'ENCODING_FAILED'];
 const INPUT_ERROR_CODES = new Set(['EMPTY_TEXT', 'TEXT_TOO_LONG', 'INVALID_UTF8']);
 
-class QrError extends Error {
-  constructor(code, message, { status, expose, headers, cause } = {}) {
-    super(message, { cause });
+/** An error of the QR function; the adapters' own errors are TierErrors with the same fields. */
+class QrError extends TierError {
+  constructor(code, message, options) {
+    super(code, message, options);
     this.name = 'QrError';
-    this.code = code;
-    if (status !== undefined) this.status = status;
-    // A 5xx message is shown to the client only when it is a fixed text.
-    if (expose !== undefined) this.expose = expose;
-    if (headers !== undefined) this.headers = headers;
   }
-}
-
-/** A bounded queue is full: 503 with a hint when to come back. */
-function serverBusy() {
-  return new QrError('SERVER_BUSY', SERVER_BUSY, {
-    status: 503,
-    expose: true,
-    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-  });
 }
 
 /** A core error from its number, with the message the core sent along. */

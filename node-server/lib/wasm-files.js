@@ -15,4 +15,4 @@ function wasmFile(relative) {
   return file;
 }
 
-module.exports = { wasmFile };
+module.exports = { wasmFile, wasmDir };

@@ -1,24 +1,35 @@
 'use strict';
 
-// Tier name -> adapter module, required only when that tier is chosen.
-// Every adapter exports `generateQrCode(text, { signal }) -> Promise<Buffer>`
-// (the signal aborts when the client goes away; tiers that queue honour it) and may
-// export `start(options)`, `close()` and, for cluster mode, `startShared()`.
-const TIERS = {
-  js: () => require('./js'),
-  cli: () => require('./cli'),
-  'cli-pool': () => require('./cli-pool'),
-  wasm: () => require('./wasm'),
-  'wasm-raw': () => require('./wasm-raw'),
-  napi: () => require('./napi'),
-  'napi-async': () => require('./napi-async'),
-  'axum-proxy': () => require('./axum-proxy'),
-};
+// The one list of tiers. node-server serves the ones with an adapter module
+// (`load`), the benchmark and the tests read the rest of each entry. A new
+// tier is one adapter file plus one entry here.
+//
+// An adapter module exports `createTier(options) -> Promise<{ run(text, { signal }), close() }>`
+// (see tier-adapters) and, for cluster mode, may export `startShared(options)`.
+const TIERS = [
+  { name: 'js', level: 0, runs: 'npm `qrcode`, in the Node process', rust: false, load: () => require('./js') },
+  { name: 'cli', level: 1, runs: '`qr_cli` spawned per request', rust: true, load: () => require('./cli') },
+  { name: 'cli-pool', level: 1, runs: 'long-lived `qr_cli` workers, framed messages over stdio', rust: true, load: () => require('./cli-pool') },
+  { name: 'wasm', level: 2, runs: 'wasm-bindgen module built by wasm-pack', rust: true, load: () => require('./wasm') },
+  { name: 'wasm-raw', level: 2, runs: 'the same core behind a hand-written Wasm ABI', rust: true, load: () => require('./wasm-raw') },
+  { name: 'napi', level: 3, runs: 'napi-rs addon, called on the event loop', rust: true, load: () => require('./napi') },
+  { name: 'napi-async', level: 3, runs: "napi-rs `AsyncTask` on libuv's thread pool", rust: true, load: () => require('./napi-async') },
+  { name: 'axum-proxy', level: 4, runs: 'express forwards `/qrcode` to the axum server', rust: true, load: () => require('./axum-proxy') },
+  // Not node-server: qr_server answers on its own (bench/lib/launch.js starts it).
+  { name: 'axum', level: 4, runs: 'the axum server alone', rust: true, server: 'qr_server' },
+];
 
+// Not a tier of its own: picks the fastest in-process tier that loads here.
+const AUTO = { name: 'auto', runs: '`napi` if its binary loads, else `wasm`, else `js`', load: () => require('./auto') };
+
+const SERVED = [...TIERS.filter((t) => t.load), AUTO];
+const tierNames = SERVED.map((t) => t.name);
+
+/** The adapter module of a tier node-server serves. */
 function loadTier(name) {
-  const load = TIERS[name];
-  if (!load) throw new Error(`unknown tier "${name}" (one of: ${Object.keys(TIERS).join(', ')})`);
-  return load();
+  const tier = SERVED.find((t) => t.name === name);
+  if (!tier) throw new Error(`unknown tier "${name}" (one of: ${tierNames.join(', ')})`);
+  return tier.load();
 }
 
-module.exports = { TIERS, loadTier, tierNames: Object.keys(TIERS) };
+module.exports = { TIERS, tierNames, loadTier };

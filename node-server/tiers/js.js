@@ -2,8 +2,8 @@
 
 // Tier 0: npm `qrcode` in the Node process, with the original article's settings.
 const QRCode = require('qrcode');
+const { createEventLoopTier } = require('tier-adapters');
 const { QrError } = require('../lib/errors');
-const { createLoopQueue } = require('../lib/sync-queue');
 
 const MAX_TEXT_BYTES = 512;
 const OPTIONS = {
@@ -13,20 +13,17 @@ const OPTIONS = {
   rendererOpts: { deflateLevel: 9, deflateStrategy: 3 },
 };
 
-let queue;
-
-async function start({ maxQueue = 512 } = {}) {
-  queue = createLoopQueue({ maxQueue });
-}
-
-function generateQrCode(text, { signal } = {}) {
-  // The Rust tiers get this rule from qr_lib; this tier is the code before
-  // Rust, so it keeps its own copy (the shared tests hold the two equal).
-  if (text === '') return Promise.reject(new QrError('EMPTY_TEXT', 'text must not be empty'));
+/** The function before Rust. The Rust tiers get the input rules from qr_lib; this keeps its own copy (the shared tests hold the two equal). */
+function generateQrCodeJs(text) {
+  if (text === '') throw new QrError('EMPTY_TEXT', 'text must not be empty');
   if (Buffer.byteLength(text, 'utf8') > MAX_TEXT_BYTES) {
-    return Promise.reject(new QrError('TEXT_TOO_LONG', `text must be <= ${MAX_TEXT_BYTES} bytes`));
+    throw new QrError('TEXT_TOO_LONG', `text must be <= ${MAX_TEXT_BYTES} bytes`);
   }
-  return queue.run(() => QRCode.toBuffer(text, OPTIONS), { signal });
+  return QRCode.toBuffer(text, OPTIONS);
 }
 
-module.exports = { start, generateQrCode };
+async function createTier({ maxQueue } = {}) {
+  return createEventLoopTier(generateQrCodeJs, { maxQueue });
+}
+
+module.exports = { createTier, generateQrCodeJs };

@@ -1,19 +1,12 @@
 'use strict';
 
 // Tier 3: the napi-rs addon called on the event loop, as in the original article.
+const { createEventLoopTier } = require('tier-adapters');
 const { loadAddon } = require('../lib/addon');
-const { createLoopQueue } = require('../lib/sync-queue');
 
-let addon;
-let queue;
-
-async function start({ maxQueue = 512 } = {}) {
-  addon = loadAddon();
-  queue = createLoopQueue({ maxQueue });
+async function createTier({ maxQueue } = {}) {
+  const addon = loadAddon();
+  return createEventLoopTier((text) => addon.generateQrCodeSync(text), { maxQueue });
 }
 
-function generateQrCode(text, { signal } = {}) {
-  return queue.run(() => addon.generateQrCodeSync(text), { signal });
-}
-
-module.exports = { start, generateQrCode };
+module.exports = { createTier };

@@ -1,34 +1,25 @@
 'use strict';
 
 // Tier 2: the wasm-bindgen package built by wasm-pack (`--target nodejs`).
-const { createLoopQueue } = require('../lib/sync-queue');
-const { withTrapRecovery } = require('../lib/wasm-trap');
+const { createEventLoopTier, withTrapRecovery } = require('tier-adapters');
 const { wasmFile } = require('../lib/wasm-files');
 
-let pkgPath;
-let wasm;
-let queue;
-
-/** A fresh require of the package is a fresh instance with fresh memory. */
-function instantiate() {
-  delete require.cache[pkgPath];
-  wasm = require(pkgPath);
-}
-
-async function start({ maxQueue = 512 } = {}) {
-  queue = createLoopQueue({ maxQueue });
-  pkgPath = wasmFile('pkg/qr_wasm.js');
+async function createTier({ maxQueue } = {}) {
+  const pkgPath = wasmFile('pkg/qr_wasm.js');
   wasmFile('pkg/qr_wasm_bg.wasm');
+  let wasm;
+  // A fresh require of the package is a fresh instance with fresh memory.
+  const instantiate = () => {
+    delete require.cache[pkgPath];
+    wasm = require(pkgPath);
+  };
   instantiate();
-}
-
-function generateQrCode(text, { signal } = {}) {
-  return queue.run(() => {
+  return createEventLoopTier((text) => {
     // The glue already copied the PNG out of Wasm memory into a JS-owned
     // Uint8Array; a Buffer view over it avoids a second copy.
-    const png = withTrapRecovery(() => wasm.generateQrCode(text), instantiate);
+    const png = withTrapRecovery(() => wasm.generateQrCode(text), instantiate, 'qr_wasm');
     return Buffer.from(png.buffer, png.byteOffset, png.byteLength);
-  }, { signal });
+  }, { maxQueue });
 }
 
-module.exports = { start, generateQrCode };
+module.exports = { createTier };

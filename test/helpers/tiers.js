@@ -1,8 +1,10 @@
 'use strict';
 
-// Every tier the shared suite runs against. A new tier joins by name here.
-const TIERS = ['js', 'cli', 'cli-pool', 'wasm', 'wasm-raw', 'napi', 'napi-async', 'axum-proxy', 'axum'];
+// Every tier the shared suite runs against, from the one list (node-server/tiers).
+const { TIERS: ALL } = require('../../node-server/tiers');
+
+const TIERS = ALL.map((t) => t.name);
 // Tiers that run qr_lib: they must return byte-identical PNGs.
-const RUST_TIERS = TIERS.filter((t) => t !== 'js');
+const RUST_TIERS = ALL.filter((t) => t.rust).map((t) => t.name);
 
 module.exports = { TIERS, RUST_TIERS };

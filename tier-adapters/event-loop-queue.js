@@ -3,9 +3,9 @@
 // Synchronous work on the event loop, in arrival order, at most one ~2 ms
 // slice of it per loop turn. libuv accepts one new connection per turn
 // (libuv/libuv#3696), so a turn that ran every ready request's generation
-// left new connections in the kernel's accept queue: the js tier at 200
-// connections kept some waiting over 10 s. Between slices Node accepts,
-// reads and writes.
+// left new connections in the kernel's accept queue: with ~1 ms jobs at 200
+// connections some waited over 10 s. Between slices Node accepts, reads and
+// writes.
 //
 // Bounded like the Limiter of the other tiers: at most `maxQueue` jobs wait,
 // the next is refused with 503 `server busy`, and a job whose signal aborts

@@ -1,9 +1,9 @@
 'use strict';
 
-// node-server/lib/backoff.js: restart delays for supervised processes.
+// tier-adapters/backoff.js: restart delays for supervised processes.
 const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
-const { createBackoff } = require('../node-server/lib/backoff');
+const { createBackoff } = require('../backoff');
 
 describe('createBackoff', () => {
   it('doubles while the process keeps dying young, up to the cap, and starts over after a long life', () => {

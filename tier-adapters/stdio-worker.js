@@ -1,27 +1,35 @@
 'use strict';
 
-// One long-lived `qr_cli --serve` child and its framed stdio protocol
-// (qr_cli/src/serve.rs): request = u32 BE length + UTF-8 text; response =
-// u8 status (0 = PNG, else qr_lib::QrError::number) + u32 BE length + payload.
-const { spawnOwned } = require('./children');
+// One long-lived child process speaking a framed protocol on stdio:
+//   request  = u32 BE length + payload
+//   response = u8 status + u32 BE length + payload   (status 0 = success)
+// Answers come in request order, so a worker can have several requests in
+// flight (pipelining) and needs no request ids.
 const { EventEmitter } = require('node:events');
-const { QrError, coreError } = require('./errors');
+const { spawnOwned } = require('./children');
+const { TierError } = require('./errors');
 
 const HEADER_BYTES = 5;
-// A generation takes well under a millisecond; a request unanswered this long
-// means the worker hangs (stopped, looping, starved), and it is replaced.
-const DEADLINE_MS = 2000;
 
-class QrCliWorker extends EventEmitter {
-  constructor(bin, { deadlineMs = DEADLINE_MS } = {}) {
+/** Default for a non-zero status: the payload is the message. */
+const workerError = (status, payload) => new TierError('WORKER_ERROR', payload.toString('utf8'), { status: 500 });
+
+class StdioWorker extends EventEmitter {
+  /**
+   * @param {{ command: string, args?: string[], name?: string, deadlineMs: number,
+   *   decodeError?: (status: number, payload: Buffer) => Error }} options
+   */
+  constructor({ command, args = [], name = command, deadlineMs, decodeError = workerError }) {
     super();
+    this.name = name;
     this.deadlineMs = deadlineMs;
+    this.decodeError = decodeError;
     this.pending = []; // { resolve, reject, sentAt }, answered in request order
     this.chunks = [];
     this.buffered = 0;
     this.exited = false;
     this.timer = null;
-    this.child = spawnOwned(bin, ['--serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    this.child = spawnOwned(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
     // First: a failed spawn (EMFILE, ENOENT) reports here and leaves stdio null.
     this.child.on('error', (err) => this.end(`failed: ${err.message}`));
     // 'close', not 'exit': every answer it wrote has been read by then.
@@ -34,12 +42,14 @@ class QrCliWorker extends EventEmitter {
     return this.pending.length;
   }
 
-  generateQrCode(text) {
-    if (this.exited) return Promise.reject(new QrError('CHILD_FAILED', 'qr_cli worker is gone'));
-    const len = Buffer.byteLength(text, 'utf8');
+  /** @param {string | Uint8Array} input @returns {Promise<Buffer>} */
+  call(input) {
+    if (this.exited) return Promise.reject(new TierError('CHILD_FAILED', `${this.name} worker is gone`));
+    const len = typeof input === 'string' ? Buffer.byteLength(input, 'utf8') : input.byteLength;
     const frame = Buffer.allocUnsafe(4 + len);
     frame.writeUInt32BE(len, 0);
-    frame.write(text, 4, 'utf8');
+    if (typeof input === 'string') frame.write(input, 4, 'utf8');
+    else frame.set(input, 4);
     return new Promise((resolve, reject) => {
       this.pending.push({ resolve, reject, sentAt: Date.now() });
       if (this.pending.length === 1) this.armDeadline();
@@ -65,7 +75,7 @@ class QrCliWorker extends EventEmitter {
       const frameBytes = HEADER_BYTES + head.readUInt32BE(1);
       if (this.buffered < frameBytes) return;
       const data = this.chunks.length === 1 ? this.chunks[0] : this.flatten();
-      // subarray, not a copy: the PNG stays in the chunk the pipe gave us.
+      // subarray, not a copy: the payload stays in the chunk the pipe gave us.
       const payload = data.subarray(HEADER_BYTES, frameBytes);
       const rest = data.subarray(frameBytes);
       this.chunks = rest.length ? [rest] : [];
@@ -75,7 +85,7 @@ class QrCliWorker extends EventEmitter {
       if (!request) return this.kill('SIGKILL', 'answered a request it was not sent');
       this.armDeadline();
       if (data[0] === 0) request.resolve(payload);
-      else request.reject(coreError(data[0], payload.toString('utf8')));
+      else request.reject(this.decodeError(data[0], payload));
     }
   }
 
@@ -91,7 +101,7 @@ class QrCliWorker extends EventEmitter {
     clearTimeout(this.timer);
     const why = this.reason ?? reason;
     const lost = this.pending.splice(0);
-    for (const { reject } of lost) reject(new QrError('CHILD_FAILED', `qr_cli worker ${why}`));
+    for (const { reject } of lost) reject(new TierError('CHILD_FAILED', `${this.name} worker ${why}`));
     this.emit('exit', why);
   }
 
@@ -111,4 +121,4 @@ class QrCliWorker extends EventEmitter {
   }
 }
 
-module.exports = { QrCliWorker };
+module.exports = { StdioWorker };

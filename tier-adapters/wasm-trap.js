@@ -1,19 +1,20 @@
 'use strict';
 
-const { QrError } = require('./errors');
+const { TierError } = require('./errors');
 
 /**
  * Runs `call` against a Wasm instance. A trap leaves the instance's memory in
  * an unknown state, so `replaceInstance` runs and the caller gets a 500-class
- * error; the core's own errors pass through unchanged.
+ * error; every other error passes through unchanged.
+ * @template T @param {() => T} call @param {() => void} replaceInstance @param {string} [name]
  */
-function withTrapRecovery(call, replaceInstance) {
+function withTrapRecovery(call, replaceInstance, name = 'wasm') {
   try {
     return call();
   } catch (err) {
     if (!(err instanceof WebAssembly.RuntimeError)) throw err;
     replaceInstance();
-    throw new QrError('WASM_TRAP', `qr_wasm trapped: ${err.message}`, { cause: err });
+    throw new TierError('WASM_TRAP', `${name} trapped: ${err.message}`, { cause: err });
   }
 }
 

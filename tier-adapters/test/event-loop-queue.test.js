@@ -1,10 +1,10 @@
 'use strict';
 
-// node-server/lib/sync-queue.js: synchronous jobs in order, with the event
+// tier-adapters/event-loop-queue.js: synchronous jobs in order, with the event
 // loop turning between slices, a bounded wait and abort-on-hang-up.
 const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
-const { createLoopQueue } = require('../node-server/lib/sync-queue');
+const { createLoopQueue } = require('../event-loop-queue');
 
 const busy = (ms) => {
   const end = Date.now() + ms;

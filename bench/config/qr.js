@@ -1,0 +1,52 @@
+'use strict';
+
+// The default benchmark configuration: the QR service's tiers. A team
+// measuring its own service writes a file like this one and passes it with
+// `node bench/run.js --config FILE` (the scaffold writes one per function).
+const fs = require('node:fs');
+const path = require('node:path');
+const { TIERS } = require('../../node-server/tiers');
+const { FIXTURE, CURVE_LENGTHS, textsOfLength, qrcodePath } = require('../lib/texts');
+
+const ROOT = path.resolve(__dirname, '../..');
+const QR_SERVER_BIN = process.env.QR_SERVER_BIN || path.join(ROOT, 'target/release/qr_server');
+const node = (script, ...args) => [process.execPath, path.join(ROOT, script), ...args];
+
+const texts = JSON.parse(fs.readFileSync(FIXTURE, 'utf8')).urls;
+
+/** @type {import('../lib/config').BenchConfig} */
+module.exports = {
+  title: 'QR-code tiers',
+  baseline: 'js',
+  tiers: [
+    ...TIERS.map((tier) => ({
+      name: tier.name,
+      // qr_server alone for `axum`; node-server for every other tier.
+      command: tier.server === 'qr_server'
+        ? ({ env }) => [env?.QR_SERVER_BIN ?? QR_SERVER_BIN, '--port', '0']
+        : ({ workers }) => node('node-server/server.js', '--tier', tier.name, '--port', '0', '--workers', String(workers)),
+      eventLoop: tier.server !== 'qr_server',
+    })),
+    {
+      name: 'axum-nginx',
+      reference: 'deploy/nginx.conf in front of one qr_server; memory and CPU are nginx + qr_server',
+      command: () => node('deploy/start.js', '--port', '0', '--qr-servers', '1', '--tier', 'none'),
+      // deploy/start.js starts the servers and serves nothing itself.
+      launcher: true,
+    },
+    {
+      name: 'napi-node-http',
+      reference: 'the addon behind bare node:http, bench/reference/napi-node-http.js',
+      command: () => node('bench/reference/napi-node-http.js', '--port', '0'),
+    },
+  ],
+  // The tiers that hold state across requests in a long-lived process or child.
+  soakTiers: ['cli-pool', 'wasm-raw', 'napi-async'],
+  requests: {
+    description: `the ${texts.length} URLs of test/fixtures/texts.json`,
+    paths: texts.map(qrcodePath),
+    lengths: CURVE_LENGTHS,
+    // Eight URL-like texts of exactly `length` bytes.
+    ofLength: (length) => textsOfLength(texts, length).map(qrcodePath),
+  },
+};

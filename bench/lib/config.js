@@ -1,0 +1,51 @@
+'use strict';
+
+// What the benchmark measures: a configuration file (bench/config/qr.js is
+// the default) lists the service's tiers and the request mix.
+const path = require('node:path');
+
+const DEFAULT_CONFIG = path.resolve(__dirname, '../config/qr.js');
+const READY_LINE = /listening on (http:\/\/\S+)/;
+
+/**
+ * @typedef {object} BenchTier
+ * @property {string} name
+ * @property {(options: { workers: number, env?: object }) => string[]} command
+ *   the server's command line; it must listen on a free port and print its URL
+ * @property {RegExp} [ready] the line with the URL as group 1 (default: `listening on (http://...)`)
+ * @property {boolean} [eventLoop] the server answers node-server's /metrics/event-loop
+ * @property {boolean} [launcher] the started process only launches the servers: left out of the figures
+ * @property {string} [reference] a benchmark-only row; what it is
+ *
+ * @typedef {object} BenchConfig
+ * @property {string} title
+ * @property {string} [baseline] the tier ratios and fixed rates are measured against
+ * @property {BenchTier[]} tiers
+ * @property {string[]} [soakTiers]
+ * @property {{ description: string, paths: string[], lengths?: number[], ofLength?: (bytes: number) => string[] }} requests
+ *   GET paths in rotation; `ofLength` gives paths whose input is `bytes` long,
+ *   for each of `lengths` (the cost-against-input-size curve)
+ */
+
+/** @returns {BenchConfig} */
+function loadConfig(file = DEFAULT_CONFIG) {
+  const config = require(path.resolve(file));
+  const problems = [];
+  if (!Array.isArray(config.tiers) || !config.tiers.length) problems.push('"tiers" must list at least one tier');
+  for (const tier of config.tiers ?? []) {
+    if (typeof tier.name !== 'string' || typeof tier.command !== 'function') problems.push(`tier ${JSON.stringify(tier.name)} needs a name and a command function`);
+  }
+  if (!Array.isArray(config.requests?.paths) || !config.requests.paths.length) problems.push('"requests.paths" must list at least one path');
+  if (config.baseline && !config.tiers?.some((t) => t.name === config.baseline)) problems.push(`baseline "${config.baseline}" is not a tier`);
+  if (problems.length) throw new Error(`${file}: ${problems.join('; ')}`);
+  return { ...config, file: path.resolve(file) };
+}
+
+/** The tier entry, or a clear error naming the choices. */
+function tierOf(config, name) {
+  const tier = config.tiers.find((t) => t.name === name);
+  if (!tier) throw new Error(`unknown tier "${name}" (one of: ${config.tiers.map((t) => t.name).join(', ')})`);
+  return tier;
+}
+
+module.exports = { loadConfig, tierOf, DEFAULT_CONFIG, READY_LINE };

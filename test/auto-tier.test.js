@@ -1,0 +1,49 @@
+'use strict';
+
+// Tier `auto`: napi where its binary loads, else wasm, else js; it says at
+// start which it chose and why, and /healthz reports the tier running.
+const { describe, it } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { startServer, ROOT } = require('./helpers/servers');
+const { get, qrcodePath } = require('./helpers/http');
+const { decodeQrPng } = require('./helpers/decode');
+
+// Each step hides one artifact the way a machine without it would look:
+// napi-rs's loader is pointed at a .node that is not there, the Wasm
+// directory at an empty one.
+const NO_NODE = { NAPI_RS_NATIVE_LIBRARY_PATH: path.join(os.tmpdir(), 'no-such-addon.node') };
+const noWasm = () => ({ QR_WASM_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'no-wasm-')) });
+
+const CASES = [
+  { hidden: 'nothing', env: {}, runs: 'napi', because: null },
+  { hidden: 'the .node', env: NO_NODE, runs: 'wasm', because: /napi unavailable: qr_napi addon .*no-such-addon\.node/ },
+  { hidden: 'the .node and the .wasm', env: { ...NO_NODE, ...noWasm() }, runs: 'js', because: /napi unavailable.*; wasm unavailable: .*qr_wasm\.js not found/ },
+];
+
+describe('tier auto', () => {
+  for (const { hidden, env, runs, because } of CASES) {
+    it(`runs ${runs} with ${hidden} hidden, says why, and serves`, async () => {
+      const server = await startServer(process.execPath, [path.join(ROOT, 'node-server/server.js'), '--tier', 'auto', '--port', '0'], { env });
+      try {
+        const health = JSON.parse((await get(server.url, '/healthz')).body);
+        assert.equal(health.tier, runs);
+        const [line] = server.output().split('\n').filter((l) => l.startsWith('node-server: tier auto runs'));
+        assert.ok(line?.startsWith(`node-server: tier auto runs ${runs}`), server.output());
+        if (because) assert.match(line, because);
+        else assert.equal(line, `node-server: tier auto runs ${runs}`);
+        assert.match(server.output(), new RegExp(`node-server \\(auto: ${runs}\\) listening on`));
+        const text = `auto chose ${runs}`;
+        const res = await get(server.url, qrcodePath(text));
+        assert.equal(res.status, 200);
+        assert.equal((await decodeQrPng(res.body)).text, text);
+        const bad = await get(server.url, qrcodePath('x'.repeat(513)));
+        assert.deepEqual([bad.status, bad.body.toString()], [400, 'text must be <= 512 bytes']);
+      } finally {
+        assert.equal(await server.stop(), 0);
+      }
+    });
+  }
+});

@@ -1,0 +1,66 @@
+'use strict';
+
+// Child processes that must not outlive this process, however it exits.
+const { spawn } = require('node:child_process');
+const readline = require('node:readline');
+
+const READY_LINE = /listening on (http:\/\/\S+)/;
+const START_TIMEOUT_MS = 10_000;
+
+const owned = new Set();
+process.on('exit', () => {
+  for (const child of owned) child.kill('SIGKILL');
+});
+
+/** `spawn`, plus a SIGKILL for the child if this process exits first. */
+function spawnOwned(command, args, options) {
+  const child = spawn(command, args, options);
+  owned.add(child);
+  child.once('exit', () => owned.delete(child));
+  return child;
+}
+
+/**
+ * Starts a server that prints its URL on stdout (by default in a line like
+ * `... listening on http://ADDR`) and resolves with the child and that URL.
+ * stderr is inherited, unless `onOutput` is given: then it, and every stdout
+ * line, goes there (for a caller that shows a failed start's output).
+ * @returns {Promise<{ child: import('node:child_process').ChildProcess, url: string }>}
+ */
+function spawnListening(command, args, { name = command, env, readyLine = READY_LINE, timeoutMs = START_TIMEOUT_MS, onOutput } = {}) {
+  const stdio = ['ignore', 'pipe', onOutput ? 'pipe' : 'inherit'];
+  const child = spawnOwned(command, args, { stdio, env: env && { ...process.env, ...env } });
+  child.stderr?.on('data', (chunk) => onOutput(chunk.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => fail(new Error(`${name} did not start in ${timeoutMs} ms`)), timeoutMs);
+    const fail = (err) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(err);
+    };
+    const exitedEarly = (code, signal) => fail(new Error(`${name} exited with ${signal ?? code} before listening`));
+    child.once('error', fail);
+    child.once('exit', exitedEarly);
+    let ready = false;
+    readline.createInterface({ input: child.stdout }).on('line', (line) => {
+      onOutput?.(`${line}\n`);
+      const match = ready ? null : readyLine.exec(line);
+      if (!match) return;
+      ready = true;
+      clearTimeout(timer);
+      child.off('exit', exitedEarly);
+      resolve({ child, url: match[1] });
+    });
+  });
+}
+
+/** SIGTERM (or `signal`), then wait for the exit: the servers shut down gracefully. */
+function stopChild(child, signal = 'SIGTERM') {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', resolve);
+    child.kill(signal);
+  });
+}
+
+module.exports = { spawnOwned, spawnListening, stopChild, READY_LINE };

@@ -1,0 +1,35 @@
+'use strict';
+
+// A synchronous function run on the event loop: for a function that costs
+// microseconds (a napi call, a Wasm call, plain JS), where handing it to a
+// thread costs more than running it.
+const { createLoopQueue } = require('./event-loop-queue');
+const { closedError } = require('./closing');
+
+/**
+ * @template I, O
+ * @param {(input: I) => O} fn
+ * @param {{ maxQueue?: number, sliceMs?: number }} [options]
+ *   maxQueue: calls that may wait, past it 503 `server busy`; sliceMs: the
+ *   most the queue runs per loop turn before letting Node do I/O.
+ */
+function createEventLoopTier(fn, { maxQueue = 512, sliceMs } = {}) {
+  const queue = createLoopQueue({ maxQueue, sliceMs });
+  let closed = false;
+  return {
+    /** @param {I} input @param {{ signal?: AbortSignal }} [options] @returns {Promise<Awaited<O>>} */
+    run(input, { signal } = {}) {
+      if (closed) return Promise.reject(closedError());
+      return queue.run(() => fn(input), { signal });
+    },
+    /** Calls waiting for their turn. */
+    get queued() {
+      return queue.size;
+    },
+    async close() {
+      closed = true;
+    },
+  };
+}
+
+module.exports = { createEventLoopTier };
