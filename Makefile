@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: setup build build-rust build-napi build-wasm build-testing bench bench-core soak serve deploy scaffold test test-rust test-node lint clean
+.PHONY: setup build build-rust build-napi build-wasm build-testing package bench bench-core soak serve deploy scaffold test test-rust test-node lint clean
 
 setup:
 	scripts/setup.sh
@@ -30,6 +30,10 @@ scaffold: setup
 	@test -n "$(NAME)" || { echo 'usage: make scaffold NAME=word-count'; exit 2; }
 	node scaffold/new.js $(NAME)
 
+## Every installable artifact in dist/: the addon and Wasm npm tarballs, static musl qr_server and qr_cli.
+package: build
+	scripts/package.sh
+
 ## Build everything, then start a tier (TIER=cli-pool by default) on port 42069.
 serve: build
 	node node-server/server.js --tier $(or $(TIER),cli-pool)
@@ -55,7 +59,7 @@ soak: build
 	node bench/run.js --soak 10m $(BENCH_ARGS)
 
 ## Build everything and run every test.
-test: build build-testing lint test-rust test-node
+test: build build-testing package lint test-rust test-node
 
 lint:
 	$(CARGO) fmt --all --check
@@ -69,4 +73,4 @@ test-node:
 
 clean:
 	$(CARGO) clean
-	rm -rf node_modules node-server/node_modules bench/out
+	rm -rf node_modules node-server/node_modules bench/out dist

@@ -42,6 +42,11 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   log "rustup target add wasm32-unknown-unknown"
   rustup target add wasm32-unknown-unknown
 fi
+# The static qr_server and qr_cli of `make package`.
+if ! rustup target list --installed | grep -qx x86_64-unknown-linux-musl; then
+  log "rustup target add x86_64-unknown-linux-musl"
+  rustup target add x86_64-unknown-linux-musl
+fi
 wbg_version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' Cargo.lock)
 if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$wbg_version" ]; then
   log "cargo install wasm-bindgen-cli $wbg_version (about 4 minutes, once)"

@@ -1,0 +1,2 @@
+// Types of the ESM entry (index.mjs): the same functions as index.d.ts.
+export { generateQrCode, generateQrCodeSync } from './index.js';

@@ -1,0 +1,132 @@
+'use strict';
+
+// What `make package` puts in dist/, installed the way users install it:
+// the npm tarballs into a fresh project with no Rust toolchain on PATH (CJS,
+// ESM and a TypeScript consumer), the static executables checked by ldd and
+// run, `cargo install --path` for both binaries.
+const { describe, it, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const { execFileSync, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const addon = require('@qr-toolkit/napi');
+const { startServer, ROOT } = require('./helpers/servers');
+const { get, qrcodePath } = require('./helpers/http');
+const { decodeQrPng } = require('./helpers/decode');
+
+const DIST = path.join(ROOT, 'dist');
+const MUSL = 'x86_64-unknown-linux-musl';
+const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
+const TEXT = 'installed from dist/ 🦀';
+
+/** PATH without any Rust toolchain directory: what a Node user's machine has. */
+const PATH_WITHOUT_RUST = process.env.PATH.split(':').filter((dir) => !['cargo', 'rustc', 'rustup'].some((t) => fs.existsSync(path.join(dir, t)))).join(':');
+const ENV = { ...process.env, PATH: PATH_WITHOUT_RUST };
+
+const tarball = (prefix) => {
+  const name = fs.readdirSync(DIST).find((f) => f.startsWith(prefix) && f.endsWith('.tgz'));
+  assert.ok(name, `${prefix}*.tgz in dist/ (run \`make package\`)`);
+  return path.join(DIST, name);
+};
+
+describe('dist/ (make package)', () => {
+  let app;
+  before(() => {
+    app = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-dist-app-'));
+    fs.writeFileSync(path.join(app, 'package.json'), '{ "name": "app", "private": true }');
+    const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--offline', tarball('qr-toolkit-napi-'), tarball('qr-toolkit-wasm-')], { cwd: app, env: ENV, encoding: 'utf8' });
+    assert.equal(install.status, 0, install.stderr);
+  });
+  after(() => fs.rmSync(app, { recursive: true, force: true }));
+
+  it('installs both npm packages where no Rust toolchain is on PATH', () => {
+    assert.notEqual(spawnSync('sh', ['-c', 'command -v cargo || command -v rustc'], { env: ENV }).status, 0, 'no cargo or rustc on PATH');
+    const packed = (name) => fs.readdirSync(path.join(app, 'node_modules/@qr-toolkit', name), { recursive: true }).sort();
+    assert.ok(packed('napi').some((f) => f.endsWith('.node')));
+    for (const f of ['index.js', 'index.mjs', 'index.d.ts', 'index.d.mts']) assert.ok(packed('napi').includes(f), f);
+    for (const f of ['node.mjs', 'node/qr_wasm.js', 'node/qr_wasm_bg.wasm', 'web/qr_wasm.js', 'web/qr_wasm_bg.wasm', 'web/package.json']) assert.ok(packed('wasm').includes(f), f);
+  });
+
+  it('loads both from CommonJS and ESM, with the same bytes as the repository build', async () => {
+    const expected = addon.generateQrCodeSync(TEXT);
+    const cjs = `const napi = require('@qr-toolkit/napi'); const wasm = require('@qr-toolkit/wasm');
+      process.stdout.write(JSON.stringify([Buffer.from(napi.generateQrCodeSync(${JSON.stringify(TEXT)})).toString('base64'), Buffer.from(wasm.generateQrCode(${JSON.stringify(TEXT)})).toString('base64')]));`;
+    const esm = `import { generateQrCodeSync, generateQrCode as napiAsync } from '@qr-toolkit/napi'; import { generateQrCode } from '@qr-toolkit/wasm';
+      const t = ${JSON.stringify(TEXT)}; const a = await napiAsync(t);
+      process.stdout.write(JSON.stringify([generateQrCodeSync(t), a, generateQrCode(t)].map((b) => Buffer.from(b).toString('base64'))));`;
+    for (const [kind, args] of [['cjs', ['-e', cjs]], ['esm', ['--input-type=module', '-e', esm]]]) {
+      const out = JSON.parse(execFileSync(process.execPath, args, { cwd: app, env: ENV, encoding: 'utf8' }));
+      for (const b64 of out) assert.ok(Buffer.from(b64, 'base64').equals(expected), kind);
+    }
+    // The exports maps pick an entry per loader: ESM files for `import`, CommonJS for `require`.
+    const resolved = (kind, name) =>
+      execFileSync(process.execPath, kind === 'esm' ? ['--input-type=module', '-e', `process.stdout.write(import.meta.resolve('${name}'))`] : ['-e', `process.stdout.write(require.resolve('${name}'))`], { cwd: app, encoding: 'utf8' });
+    assert.match(resolved('esm', '@qr-toolkit/napi'), /@qr-toolkit\/napi\/index\.mjs$/);
+    assert.match(resolved('cjs', '@qr-toolkit/napi'), /@qr-toolkit\/napi\/index\.js$/);
+    assert.match(resolved('esm', '@qr-toolkit/wasm'), /@qr-toolkit\/wasm\/node\.mjs$/);
+    assert.match(resolved('cjs', '@qr-toolkit/wasm'), /@qr-toolkit\/wasm\/node\/qr_wasm\.js$/);
+    assert.match(resolved('esm', '@qr-toolkit/wasm/web'), /@qr-toolkit\/wasm\/web\/qr_wasm\.js$/);
+    assert.equal((await decodeQrPng(expected)).text, TEXT);
+    // The web build in the package is the one the page serves (test/browser.test.js runs it in Chromium).
+    assert.ok(fs.readFileSync(path.join(app, 'node_modules/@qr-toolkit/wasm/web/qr_wasm_bg.wasm')).equals(fs.readFileSync(path.join(ROOT, 'qr_wasm/pkg-web/qr_wasm_bg.wasm'))));
+  });
+
+  it('types both packages for a TypeScript consumer, ESM and CJS, and catches a wrong call', () => {
+    const tsconfig = {
+      compilerOptions: { module: 'node16', moduleResolution: 'node16', target: 'es2022', strict: true, noEmit: true, types: ['node'], typeRoots: [path.join(ROOT, 'node_modules/@types')] },
+      include: ['*.mts', '*.cts'],
+    };
+    fs.writeFileSync(path.join(app, 'tsconfig.json'), JSON.stringify(tsconfig));
+    fs.writeFileSync(path.join(app, 'consumer.mts'), `import { generateQrCode, generateQrCodeSync } from '@qr-toolkit/napi';
+import { generateQrCode as inWasm } from '@qr-toolkit/wasm';
+const sync: Buffer = generateQrCodeSync('a');
+const later: Promise<Buffer> = generateQrCode('b', AbortSignal.timeout(1000));
+const fromWasm: Uint8Array = inWasm('c');
+export { sync, later, fromWasm };
+`);
+    fs.writeFileSync(path.join(app, 'consumer.cts'), `import napi = require('@qr-toolkit/napi');
+import wasm = require('@qr-toolkit/wasm');
+export const png: Buffer = napi.generateQrCodeSync('a');
+export const raw: Uint8Array = wasm.generateQrCode('b');
+`);
+    const ok = spawnSync(process.execPath, [TSC, '-p', app], { encoding: 'utf8' });
+    assert.equal(ok.status, 0, ok.stdout);
+    fs.writeFileSync(path.join(app, 'wrong.mts'), "import { generateQrCodeSync } from '@qr-toolkit/napi';\nexport const png: string = generateQrCodeSync(42);\n");
+    const wrong = spawnSync(process.execPath, [TSC, '-p', app], { encoding: 'utf8' });
+    fs.rmSync(path.join(app, 'wrong.mts'));
+    assert.notEqual(wrong.status, 0);
+    assert.match(wrong.stdout, /wrong\.mts.*TS2345/);
+  });
+
+  it('ships qr_server and qr_cli as static executables that run', async () => {
+    for (const bin of ['qr_server', 'qr_cli']) {
+      const file = path.join(DIST, `${bin}-${MUSL}`);
+      const ldd = spawnSync('ldd', [file], { encoding: 'utf8' });
+      assert.match(ldd.stdout + ldd.stderr, /statically linked|not a dynamic executable/, `${bin}: ${ldd.stdout}`);
+    }
+    assert.ok(execFileSync(path.join(DIST, `qr_cli-${MUSL}`), ['-'], { input: TEXT }).equals(addon.generateQrCodeSync(TEXT)));
+    const server = await startServer(path.join(DIST, `qr_server-${MUSL}`), ['--port', '0']);
+    try {
+      const res = await get(server.url, qrcodePath(TEXT));
+      assert.equal(res.status, 200);
+      assert.ok(res.body.equals(addon.generateQrCodeSync(TEXT)));
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+  });
+
+  it('installs qr_cli and qr_server with `cargo install --path`', () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-cargo-install-'));
+    try {
+      for (const crate of ['qr_cli', 'qr_server']) {
+        // The workspace's target directory: what `make build` compiled is reused.
+        execFileSync('cargo', ['install', '--quiet', '--locked', '--path', crate, '--root', root], { cwd: ROOT, env: { ...process.env, CARGO_TARGET_DIR: path.join(ROOT, 'target') }, stdio: 'pipe' });
+      }
+      assert.ok(execFileSync(path.join(root, 'bin/qr_cli'), ['-'], { input: TEXT }).equals(addon.generateQrCodeSync(TEXT)));
+      assert.match(execFileSync(path.join(root, 'bin/qr_server'), ['--help'], { encoding: 'utf8' }), /--port/);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
