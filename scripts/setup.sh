@@ -22,12 +22,34 @@ command -v wrk >/dev/null 2>&1 || apt_packages+=(wrk)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || apt_packages+=(nginx)
 # chromium: the page's test drives it headless (puppeteer-core, no browser download).
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || apt_packages+=(chromium)
+# qemu-user: test/package.test.js runs the arm64 addon under qemu-aarch64.
+command -v qemu-aarch64 >/dev/null 2>&1 || apt_packages+=(qemu-user)
 if [ ${#apt_packages[@]} -gt 0 ]; then
   log "apt-get install ${apt_packages[*]}"
   sudo_cmd=""
   [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${apt_packages[@]}" >/dev/null
+fi
+
+# An arm64 Node for qemu: Debian's nodejs:arm64 with its libraries, unpacked
+# (not installed: it would replace this machine's node) into target/arm64-root.
+sudo_cmd=""
+[ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+if [ ! -x target/arm64-root/usr/bin/node ]; then
+  log "arm64 node for qemu (Debian nodejs:arm64, unpacked into target/arm64-root)"
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    $sudo_cmd dpkg --add-architecture arm64
+    $sudo_cmd apt-get update -qq
+  fi
+  debs=$(mktemp -d)
+  arm64_packages=$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
+    --no-replaces --no-enhances --no-pre-depends nodejs:arm64 | grep -E '^[a-z0-9].*:arm64$' | sort -u)
+  # Debian's node loads these JS builtins from /usr/share/nodejs (architecture-independent packages).
+  (cd "$debs" && apt-get download -qq $arm64_packages node-acorn node-cjs-module-lexer node-undici node-xtend 2>/dev/null)
+  mkdir -p target/arm64-root
+  for deb in "$debs"/*.deb; do dpkg -x "$deb" target/arm64-root; done
+  rm -rf "$debs"
 fi
 
 # npm packages, exactly as locked.
@@ -42,10 +64,21 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   log "rustup target add wasm32-unknown-unknown"
   rustup target add wasm32-unknown-unknown
 fi
-# The static qr_server and qr_cli of `make package`.
-if ! rustup target list --installed | grep -qx x86_64-unknown-linux-musl; then
-  log "rustup target add x86_64-unknown-linux-musl"
-  rustup target add x86_64-unknown-linux-musl
+# `make package`: the addon for the other Linux targets, cross-compiled with
+# zig as linker (PyPI's ziglang) through cargo-zigbuild, and for WASI.
+for target in x86_64-unknown-linux-musl aarch64-unknown-linux-gnu aarch64-unknown-linux-musl wasm32-wasip1-threads; do
+  if ! rustup target list --installed | grep -qx "$target"; then
+    log "rustup target add $target"
+    rustup target add "$target"
+  fi
+done
+if ! python3 -c 'import ziglang' 2>/dev/null; then
+  log "pip install ziglang"
+  python3 -m pip install --quiet ziglang || python3 -m pip install --quiet --break-system-packages ziglang
+fi
+if ! command -v cargo-zigbuild >/dev/null 2>&1; then
+  log "cargo install cargo-zigbuild (about 2 minutes, once)"
+  cargo install --quiet --locked cargo-zigbuild || cargo install --quiet cargo-zigbuild
 fi
 wbg_version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' Cargo.lock)
 if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$wbg_version" ]; then

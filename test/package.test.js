@@ -2,8 +2,9 @@
 
 // What `make package` puts in dist/, installed the way users install it:
 // the npm tarballs into a fresh project with no Rust toolchain on PATH (CJS,
-// ESM and a TypeScript consumer), the static executables checked by ldd and
-// run, `cargo install --path` for both binaries.
+// ESM and a TypeScript consumer), each platform's addon binary checked for
+// what can be checked here, the static executables checked by ldd and run,
+// `cargo install --path` for both binaries.
 const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const { execFileSync, spawnSync } = require('node:child_process');
@@ -14,11 +15,19 @@ const addon = require('@qr-toolkit/napi');
 const { startServer, ROOT } = require('./helpers/servers');
 const { get, qrcodePath } = require('./helpers/http');
 const { decodeQrPng } = require('./helpers/decode');
+const { VALID_TEXTS } = require('./helpers/fixtures');
 
 const DIST = path.join(ROOT, 'dist');
 const MUSL = 'x86_64-unknown-linux-musl';
 const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
 const TEXT = 'installed from dist/ 🦀';
+// napi-rs platform name -> what its binary must be.
+const NATIVE_PLATFORMS = {
+  'linux-x64-gnu': { machine: 'Advanced Micro Devices X86-64', cpu: 'x64', libc: 'glibc' },
+  'linux-x64-musl': { machine: 'Advanced Micro Devices X86-64', cpu: 'x64', libc: 'musl' },
+  'linux-arm64-gnu': { machine: 'AArch64', cpu: 'arm64', libc: 'glibc' },
+  'linux-arm64-musl': { machine: 'AArch64', cpu: 'arm64', libc: 'musl' },
+};
 
 /** PATH without any Rust toolchain directory: what a Node user's machine has. */
 const PATH_WITHOUT_RUST = process.env.PATH.split(':').filter((dir) => !['cargo', 'rustc', 'rustup'].some((t) => fs.existsSync(path.join(dir, t)))).join(':');
@@ -35,7 +44,10 @@ describe('dist/ (make package)', () => {
   before(() => {
     app = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-dist-app-'));
     fs.writeFileSync(path.join(app, 'package.json'), '{ "name": "app", "private": true }');
-    const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--offline', tarball('qr-toolkit-napi-'), tarball('qr-toolkit-wasm-')], { cwd: app, env: ENV, encoding: 'utf8' });
+    // The main package and this machine's platform package, as npm would pick from the registry.
+    // The WASI package too: its cpu is wasm32, so npm installs it on x64 only when forced.
+    const tarballs = [tarball('qr-toolkit-napi-0'), tarball('qr-toolkit-napi-linux-x64-gnu-'), tarball('qr-toolkit-napi-wasm32-wasi-'), tarball('qr-toolkit-wasm-')];
+    const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--offline', '--force', ...tarballs], { cwd: app, env: ENV, encoding: 'utf8' });
     assert.equal(install.status, 0, install.stderr);
   });
   after(() => fs.rmSync(app, { recursive: true, force: true }));
@@ -43,7 +55,11 @@ describe('dist/ (make package)', () => {
   it('installs both npm packages where no Rust toolchain is on PATH', () => {
     assert.notEqual(spawnSync('sh', ['-c', 'command -v cargo || command -v rustc'], { env: ENV }).status, 0, 'no cargo or rustc on PATH');
     const packed = (name) => fs.readdirSync(path.join(app, 'node_modules/@qr-toolkit', name), { recursive: true }).sort();
-    assert.ok(packed('napi').some((f) => f.endsWith('.node')));
+    // napi-rs's layout: the binary comes from the platform package, listed as optional.
+    assert.ok(!packed('napi').some((f) => f.endsWith('.node')), 'no binary in the main package');
+    assert.deepEqual(packed('napi-linux-x64-gnu').filter((f) => f.endsWith('.node')), ['qr-napi.linux-x64-gnu.node']);
+    const main = JSON.parse(fs.readFileSync(path.join(app, 'node_modules/@qr-toolkit/napi/package.json'), 'utf8'));
+    assert.deepEqual(Object.keys(main.optionalDependencies).sort(), [...Object.keys(NATIVE_PLATFORMS), 'wasm32-wasi'].map((p) => `@qr-toolkit/napi-${p}`).sort());
     for (const f of ['index.js', 'index.mjs', 'index.d.ts', 'index.d.mts']) assert.ok(packed('napi').includes(f), f);
     for (const f of ['node.mjs', 'node/qr_wasm.js', 'node/qr_wasm_bg.wasm', 'web/qr_wasm.js', 'web/qr_wasm_bg.wasm', 'web/package.json']) assert.ok(packed('wasm').includes(f), f);
   });
@@ -70,6 +86,104 @@ describe('dist/ (make package)', () => {
     assert.equal((await decodeQrPng(expected)).text, TEXT);
     // The web build in the package is the one the page serves (test/browser.test.js runs it in Chromium).
     assert.ok(fs.readFileSync(path.join(app, 'node_modules/@qr-toolkit/wasm/web/qr_wasm_bg.wasm')).equals(fs.readFileSync(path.join(ROOT, 'qr_wasm/pkg-web/qr_wasm_bg.wasm'))));
+  });
+
+  it('runs the WASI build, forced or as the fallback, with the native bytes and errors', () => {
+    const texts = VALID_TEXTS.map(([, t]) => t);
+    const script = `const addon = require('@qr-toolkit/napi');
+      const texts = JSON.parse(process.argv[1]);
+      const failure = (f) => { try { f(); } catch (e) { return [e.code, e.message]; } };
+      Promise.all(texts.map((t) => addon.generateQrCode(t))).then(async (later) => process.stdout.write(JSON.stringify({
+        target: addon.__napiBindingTarget,
+        pngs: texts.map((t) => addon.generateQrCodeSync(t).toString('base64')),
+        later: later.map((b) => b.toString('base64')),
+        errors: [failure(() => addon.generateQrCodeSync('')), failure(() => addon.generateQrCodeSync('x'.repeat(513)))],
+        asyncMessage: await addon.generateQrCode('').catch((e) => e.message),
+      })));`;
+    const run = (cwd, env) => JSON.parse(execFileSync(process.execPath, ['--no-warnings', '-e', script, JSON.stringify(texts)], { cwd, env, encoding: 'utf8', maxBuffer: 64 << 20 }));
+    const check = (out, target) => {
+      assert.equal(out.target, target);
+      texts.forEach((t, i) => {
+        const native = addon.generateQrCodeSync(t);
+        assert.ok(Buffer.from(out.pngs[i], 'base64').equals(native), `${target} sync: ${t}`);
+        assert.ok(Buffer.from(out.later[i], 'base64').equals(native), `${target} async: ${t}`);
+      });
+      assert.deepEqual(out.errors, [['EMPTY_TEXT', 'text must not be empty'], ['TEXT_TOO_LONG', 'text must be <= 512 bytes']]);
+      assert.equal(out.asyncMessage, 'text must not be empty');
+    };
+    check(run(app, ENV), 'native');
+    check(run(app, { ...ENV, NAPI_RS_FORCE_WASI: 'true' }), 'wasm32-wasi');
+    // Where no native package fits: npm installed none, the loader falls back to WASI by itself.
+    const wasiOnly = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-dist-wasi-'));
+    try {
+      fs.writeFileSync(path.join(wasiOnly, 'package.json'), '{ "name": "wasi-only", "private": true }');
+      execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', '--force', tarball('qr-toolkit-napi-0'), tarball('qr-toolkit-napi-wasm32-wasi-')], { cwd: wasiOnly, env: ENV, stdio: 'pipe' });
+      check(run(wasiOnly, ENV), 'wasm32-wasi');
+    } finally {
+      fs.rmSync(wasiOnly, { recursive: true, force: true });
+    }
+  });
+
+  it('says "Cannot find native binding" when no platform package is installed', () => {
+    const bare = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-dist-bare-'));
+    try {
+      fs.writeFileSync(path.join(bare, 'package.json'), '{ "name": "bare", "private": true }');
+      execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', tarball('qr-toolkit-napi-0')], { cwd: bare, env: ENV, stdio: 'pipe' });
+      const load = spawnSync(process.execPath, ['-e', "require('@qr-toolkit/napi')"], { cwd: bare, env: ENV, encoding: 'utf8' });
+      assert.notEqual(load.status, 0);
+      assert.match(load.stderr, /Cannot find native binding/);
+    } finally {
+      fs.rmSync(bare, { recursive: true, force: true });
+    }
+  });
+
+  it('builds each platform package for its machine and libc, exporting the napi entry point', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-dist-platforms-'));
+    try {
+      for (const [platform, want] of Object.entries(NATIVE_PLATFORMS)) {
+        const into = path.join(dir, platform);
+        fs.mkdirSync(into);
+        execFileSync('tar', ['-xzf', tarball(`qr-toolkit-napi-${platform}-`), '-C', into]);
+        const pkg = JSON.parse(fs.readFileSync(path.join(into, 'package/package.json'), 'utf8'));
+        assert.deepEqual([pkg.os, pkg.cpu, pkg.libc], [['linux'], [want.cpu], [want.libc]], platform);
+        const node = path.join(into, 'package', pkg.main);
+        const readelf = (...args) => execFileSync('readelf', [...args, node], { encoding: 'utf8' });
+        assert.match(readelf('-h'), new RegExp(`Machine:\\s+${want.machine}`), platform);
+        const needed = [...readelf('-d').matchAll(/\(NEEDED\)\s+Shared library: \[(.+)\]/g)].map((m) => m[1]);
+        // glibc builds link libc.so.6; musl builds link musl's libc.so and nothing of glibc.
+        if (want.libc === 'glibc') assert.ok(needed.includes('libc.so.6'), `${platform}: ${needed}`);
+        else assert.deepEqual(needed, ['libc.so'], platform);
+        assert.match(readelf('--dyn-syms', '-W'), /\bFUNC\s+GLOBAL\s+DEFAULT\s+\d+ napi_register_module_v1$/m, platform);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('loads the arm64 addon under qemu-user with an arm64 node, with the same bytes and errors', () => {
+    // Debian's nodejs:arm64, unpacked by scripts/setup.sh; qemu-aarch64 -L maps its libraries.
+    const root = path.join(ROOT, 'target/arm64-root');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-dist-arm64-'));
+    try {
+      execFileSync('tar', ['-xzf', tarball('qr-toolkit-napi-linux-arm64-gnu-'), '-C', dir]);
+      const texts = VALID_TEXTS.map(([, t]) => t);
+      const script = `const addon = require(${JSON.stringify(path.join(dir, 'package/qr-napi.linux-arm64-gnu.node'))});
+        const texts = JSON.parse(process.argv[1]);
+        const code = (f) => { try { f(); } catch (e) { return e.code; } };
+        addon.generateQrCode(texts[0]).then((later) => process.stdout.write(JSON.stringify({
+          arch: process.arch,
+          pngs: texts.map((t) => addon.generateQrCodeSync(t).toString('base64')),
+          later: later.toString('base64'),
+          errors: [code(() => addon.generateQrCodeSync('')), code(() => addon.generateQrCodeSync('x'.repeat(513)))],
+        })));`;
+      const out = JSON.parse(execFileSync('qemu-aarch64', ['-L', root, path.join(root, 'usr/bin/node'), '-e', script, JSON.stringify(texts)], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+      assert.equal(out.arch, 'arm64');
+      texts.forEach((t, i) => assert.ok(Buffer.from(out.pngs[i], 'base64').equals(addon.generateQrCodeSync(t)), t));
+      assert.ok(Buffer.from(out.later, 'base64').equals(addon.generateQrCodeSync(texts[0])));
+      assert.deepEqual(out.errors, ['EMPTY_TEXT', 'TEXT_TOO_LONG']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('types both packages for a TypeScript consumer, ESM and CJS, and catches a wrong call', () => {

@@ -34,14 +34,30 @@ pub(crate) fn run(text: &str) -> std::result::Result<Vec<u8>, Failure> {
     }
 }
 
-/// A JS `Error` with the core's message and a stable `code`
-/// (`EMPTY_TEXT`, `TEXT_TOO_LONG`, ... or `PANIC`).
-pub(crate) fn js_error(env: &Env, failure: Failure) -> Error {
-    let (code, message) = match failure {
+/// The stable `code` (`EMPTY_TEXT`, `TEXT_TOO_LONG`, ... or `PANIC`) and
+/// the message of a failure.
+fn code_and_message(failure: Failure) -> (&'static str, String) {
+    match failure {
         Failure::Qr(err) => (err.code(), err.to_string()),
         Failure::Panic(what) => ("PANIC", format!("qr_napi panicked: {what}")),
-    };
+    }
+}
+
+/// A JS `Error` with the core's message and `code`, held by reference in the
+/// returned `Error` (the async path rejects with it).
+pub(crate) fn js_error(env: &Env, failure: Failure) -> Error {
+    let (code, message) = code_and_message(failure);
     Error::from(JsError::from(Error::new(code, message)).into_unknown(*env))
+}
+
+/// For the synchronous call: throws the JS `Error` at once. On wasm targets
+/// napi-rs keeps no reference to a JS error held in an `Error` (its `code`
+/// would be lost), and a pending exception is left as it is on every target.
+fn throw_js_error(env: &Env, failure: Failure) -> Error {
+    let (code, message) = code_and_message(failure);
+    // SAFETY: `env` is the live env of the current call, on its JS thread.
+    unsafe { JsError::from(Error::new(code, message.clone())).throw_into(env.raw()) };
+    Error::new(Status::PendingException, message)
 }
 
 /// The PNG as a Buffer, or the failure as a JS `Error`.
@@ -70,7 +86,8 @@ fn png_buffer(_env: &Env, png: Vec<u8>) -> Result<Buffer> {
 /// QR-code PNG of `text`, computed on the calling thread.
 #[napi]
 pub fn generate_qr_code_sync(env: Env, text: String) -> Result<Buffer> {
-    to_buffer(&env, run(&text))
+    let png = run(&text).map_err(|failure| throw_js_error(&env, failure))?;
+    png_buffer(&env, png)
 }
 
 /// QR-code PNG of `text`, computed on libuv's thread pool.
