@@ -17,13 +17,31 @@ const { decodeQrPng } = require('./helpers/decode');
 const NO_NODE = { NAPI_RS_NATIVE_LIBRARY_PATH: path.join(os.tmpdir(), 'no-such-addon.node') };
 const noWasm = () => ({ QR_WASM_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'no-wasm-')) });
 
+// A .node that exists but does not load: napi-rs's loader then falls back to
+// the WASI build (`make package` builds it), which auto must not take for native.
+const broken = () => {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'broken-addon-')), 'qr-napi.node');
+  fs.writeFileSync(file, 'not an ELF file');
+  return { NAPI_RS_NATIVE_LIBRARY_PATH: file };
+};
+
 const CASES = [
   { hidden: 'nothing', env: {}, runs: 'napi', because: null },
   { hidden: 'the .node', env: NO_NODE, runs: 'wasm', because: /napi unavailable: qr_napi addon .*no-such-addon\.node/ },
+  {
+    hidden: 'the .node (broken, so napi-rs loads its WASI build)',
+    env: broken(),
+    runs: 'wasm',
+    because: /napi unavailable: qr_napi addon .*qr-napi\.node \(NAPI_RS_NATIVE_LIBRARY_PATH\) cannot be loaded, only its wasm32-wasi build/,
+  },
   { hidden: 'the .node and the .wasm', env: { ...NO_NODE, ...noWasm() }, runs: 'js', because: /napi unavailable.*; wasm unavailable: .*qr_wasm\.js not found/ },
 ];
 
 describe('tier auto', () => {
+  it('has the WASI build of the addon to fall back on (make package)', () => {
+    assert.ok(fs.existsSync(path.join(ROOT, 'qr_napi/qr-napi.wasm32-wasi.wasm')), 'run `make package`');
+  });
+
   for (const { hidden, env, runs, because } of CASES) {
     it(`runs ${runs} with ${hidden} hidden, says why, and serves`, async () => {
       const server = await startServer(process.execPath, [path.join(ROOT, 'node-server/server.js'), '--tier', 'auto', '--port', '0'], { env });
