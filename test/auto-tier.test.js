@@ -2,7 +2,7 @@
 
 // Tier `auto`: napi where its binary loads, else wasm, else js; it says at
 // start which it chose and why, and /healthz reports the tier running.
-const { describe, it } = require('node:test');
+const { describe, it, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -15,12 +15,14 @@ const { decodeQrPng } = require('./helpers/decode');
 // napi-rs's loader is pointed at a .node that is not there, the Wasm
 // directory at an empty one.
 const NO_NODE = { NAPI_RS_NATIVE_LIBRARY_PATH: path.join(os.tmpdir(), 'no-such-addon.node') };
-const noWasm = () => ({ QR_WASM_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'no-wasm-')) });
+const made = [];
+const tempDir = (prefix) => made[made.push(fs.mkdtempSync(path.join(os.tmpdir(), prefix))) - 1];
+const noWasm = () => ({ QR_WASM_DIR: tempDir('no-wasm-') });
 
 // A .node that exists but does not load: napi-rs's loader then falls back to
 // the WASI build (`make package` builds it), which auto must not take for native.
 const broken = () => {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'broken-addon-')), 'qr-napi.node');
+  const file = path.join(tempDir('broken-addon-'), 'qr-napi.node');
   fs.writeFileSync(file, 'not an ELF file');
   return { NAPI_RS_NATIVE_LIBRARY_PATH: file };
 };
@@ -38,6 +40,7 @@ const CASES = [
 ];
 
 describe('tier auto', () => {
+  after(() => made.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
   it('has the WASI build of the addon to fall back on (make package)', () => {
     assert.ok(fs.existsSync(path.join(ROOT, 'qr_napi/qr-napi.wasm32-wasi.wasm')), 'run `make package`');
   });
