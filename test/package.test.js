@@ -28,10 +28,25 @@ const NATIVE_PLATFORMS = {
   'linux-arm64-gnu': { machine: 'AArch64', cpu: 'arm64', libc: 'glibc' },
   'linux-arm64-musl': { machine: 'AArch64', cpu: 'arm64', libc: 'musl' },
 };
+const PLATFORMS = [...Object.keys(NATIVE_PLATFORMS), 'wasm32-wasi'];
+const TEXTS = VALID_TEXTS.map(([, t]) => t);
+/** Whether dotted version `a` <= `b`. */
+const versionAtMost = (a, b) => {
+  const [x, y] = [a, b].map((v) => v.split('.').map(Number));
+  for (let i = 0; i < Math.max(x.length, y.length); i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) < (y[i] ?? 0);
+  return true;
+};
 
 /** PATH without any Rust toolchain directory: what a Node user's machine has. */
 const PATH_WITHOUT_RUST = process.env.PATH.split(':').filter((dir) => !['cargo', 'rustc', 'rustup'].some((t) => fs.existsSync(path.join(dir, t)))).join(':');
 const ENV = { ...process.env, PATH: PATH_WITHOUT_RUST };
+// Debian's arm64 node (glibc) and PyPI's musl nodes, run by musl's own loader
+// (scripts/setup.sh puts them under target/).
+const ARM64_ROOT = path.join(ROOT, 'target/arm64-root');
+const MUSL_NODE = {
+  x64: [path.join(ROOT, 'target/musl-root/x64/usr/lib/x86_64-linux-musl/libc.so'), path.join(ROOT, 'target/musl-root/x64/node/bin/node')],
+  arm64: ['qemu-aarch64', path.join(ROOT, 'target/musl-root/arm64/usr/lib/aarch64-linux-musl/libc.so'), path.join(ROOT, 'target/musl-root/arm64/node/bin/node')],
+};
 
 const tarball = (prefix) => {
   const name = fs.readdirSync(DIST).find((f) => f.startsWith(prefix) && f.endsWith('.tgz'));
@@ -39,18 +54,68 @@ const tarball = (prefix) => {
   return path.join(DIST, name);
 };
 
+const temporaryDirs = [];
+/**
+ * A fresh npm project with the addon installed as from the registry: the
+ * main package, whose optionalDependencies npm resolves to the platform
+ * tarballs in dist/ (npm `overrides`) and filters by os/cpu/libc, as it
+ * does for a user. `flags` are npm's own --cpu/--libc, to install as on
+ * another machine; `extra` are more tarballs to install.
+ */
+function installProject(flags = [], extra = []) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-dist-app-'));
+  temporaryDirs.push(dir);
+  // A tarball in `extra` is a direct dependency: npm refuses an override for it too.
+  const overrides = Object.fromEntries(PLATFORMS.map((p) => [`@qr-toolkit/napi-${p}`, `file:${tarball(`qr-toolkit-napi-${p}-`)}`]).filter(([, spec]) => !extra.includes(spec.slice(5))));
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'app', private: true, overrides }));
+  const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--offline', ...flags, tarball('qr-toolkit-napi-0'), ...extra], { cwd: dir, env: ENV, encoding: 'utf8' });
+  assert.equal(install.status, 0, install.stderr);
+  return dir;
+}
+
+/** Runs `moduleName` (the addon's main package or one platform package) on `command`, in `cwd`. */
+function runAddon(command, moduleName, cwd, env = ENV) {
+  const script = `const addon = require(${JSON.stringify(moduleName)});
+    const texts = JSON.parse(process.argv[1]);
+    const failure = (f) => { try { f(); } catch (e) { return [e.code, e.message]; } };
+    Promise.all(texts.map((t) => addon.generateQrCode(t))).then(async (later) => process.stdout.write(JSON.stringify({
+      arch: process.arch,
+      target: addon.__napiBindingTarget,
+      pngs: texts.map((t) => addon.generateQrCodeSync(t).toString('base64')),
+      later: later.map((b) => b.toString('base64')),
+      errors: [failure(() => addon.generateQrCodeSync('')), failure(() => addon.generateQrCodeSync('x'.repeat(513)))],
+      asyncErrors: await Promise.all(['', 'x'.repeat(513)].map((t) => addon.generateQrCode(t).catch((e) => [e.code, e.message]))),
+    })));`;
+  const [file, ...args] = command;
+  return JSON.parse(execFileSync(file, [...args, '--no-warnings', '-e', script, JSON.stringify(TEXTS)], { cwd, env, encoding: 'utf8', maxBuffer: 64 << 20 }));
+}
+
+/** What every build must give: this machine's native bytes, and the core's error codes, sync and async. */
+function assertSameAsNative(out, label) {
+  TEXTS.forEach((t, i) => {
+    const native = addon.generateQrCodeSync(t);
+    assert.ok(Buffer.from(out.pngs[i], 'base64').equals(native), `${label} sync: ${t}`);
+    assert.ok(Buffer.from(out.later[i], 'base64').equals(native), `${label} async: ${t}`);
+  });
+  const errors = [['EMPTY_TEXT', 'text must not be empty'], ['TEXT_TOO_LONG', 'text must be <= 512 bytes']];
+  assert.deepEqual(out.errors, errors, label);
+  assert.deepEqual(out.asyncErrors, errors, label);
+}
+
 describe('dist/ (make package)', () => {
   let app;
+  /** platform -> a project installed with that platform's --cpu/--libc. */
+  const projects = {};
   before(() => {
-    app = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-dist-app-'));
-    fs.writeFileSync(path.join(app, 'package.json'), '{ "name": "app", "private": true }');
-    // The main package and this machine's platform package, as npm would pick from the registry.
-    // The WASI package too: its cpu is wasm32, so npm installs it on x64 only when forced.
-    const tarballs = [tarball('qr-toolkit-napi-0'), tarball('qr-toolkit-napi-linux-x64-gnu-'), tarball('qr-toolkit-napi-wasm32-wasi-'), tarball('qr-toolkit-wasm-')];
-    const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--offline', '--force', ...tarballs], { cwd: app, env: ENV, encoding: 'utf8' });
-    assert.equal(install.status, 0, install.stderr);
+    // This machine's install, and the Wasm package.
+    app = installProject([], [tarball('qr-toolkit-wasm-')]);
+    for (const [platform, want] of Object.entries(NATIVE_PLATFORMS)) projects[platform] = installProject([`--cpu=${want.cpu}`, `--libc=${want.libc}`]);
+    // How napi-rs documents installing the WASI build: its package's cpu is wasm32.
+    projects['wasm32-wasi'] = installProject(['--cpu=wasm32']);
   });
-  after(() => fs.rmSync(app, { recursive: true, force: true }));
+  after(() => {
+    for (const dir of temporaryDirs) fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   it('installs both npm packages where no Rust toolchain is on PATH', () => {
     assert.notEqual(spawnSync('sh', ['-c', 'command -v cargo || command -v rustc'], { env: ENV }).status, 0, 'no cargo or rustc on PATH');
@@ -59,9 +124,15 @@ describe('dist/ (make package)', () => {
     assert.ok(!packed('napi').some((f) => f.endsWith('.node')), 'no binary in the main package');
     assert.deepEqual(packed('napi-linux-x64-gnu').filter((f) => f.endsWith('.node')), ['qr-napi.linux-x64-gnu.node']);
     const main = JSON.parse(fs.readFileSync(path.join(app, 'node_modules/@qr-toolkit/napi/package.json'), 'utf8'));
-    assert.deepEqual(Object.keys(main.optionalDependencies).sort(), [...Object.keys(NATIVE_PLATFORMS), 'wasm32-wasi'].map((p) => `@qr-toolkit/napi-${p}`).sort());
+    assert.deepEqual(Object.keys(main.optionalDependencies).sort(), PLATFORMS.map((p) => `@qr-toolkit/napi-${p}`).sort());
     for (const f of ['index.js', 'index.mjs', 'index.d.ts', 'index.d.mts']) assert.ok(packed('napi').includes(f), f);
     for (const f of ['node.mjs', 'node/qr_wasm.js', 'node/qr_wasm_bg.wasm', 'web/qr_wasm.js', 'web/qr_wasm_bg.wasm', 'web/package.json']) assert.ok(packed('wasm').includes(f), f);
+  });
+
+  it('installs exactly the platform package that fits the machine, as npm picks optional dependencies', () => {
+    const installed = (dir) => fs.readdirSync(path.join(dir, 'node_modules/@qr-toolkit')).filter((name) => name.startsWith('napi-'));
+    assert.deepEqual(installed(app), ['napi-linux-x64-gnu']);
+    for (const platform of PLATFORMS) assert.deepEqual(installed(projects[platform]), [`napi-${platform}`], platform);
   });
 
   it('loads both from CommonJS and ESM, with the same bytes as the repository build', async () => {
@@ -88,40 +159,40 @@ describe('dist/ (make package)', () => {
     assert.ok(fs.readFileSync(path.join(app, 'node_modules/@qr-toolkit/wasm/web/qr_wasm_bg.wasm')).equals(fs.readFileSync(path.join(ROOT, 'qr_wasm/pkg-web/qr_wasm_bg.wasm'))));
   });
 
-  it('runs the WASI build, forced or as the fallback, with the native bytes and errors', () => {
-    const texts = VALID_TEXTS.map(([, t]) => t);
-    const script = `const addon = require('@qr-toolkit/napi');
-      const texts = JSON.parse(process.argv[1]);
-      const failure = (f) => { try { f(); } catch (e) { return [e.code, e.message]; } };
-      Promise.all(texts.map((t) => addon.generateQrCode(t))).then(async (later) => process.stdout.write(JSON.stringify({
-        target: addon.__napiBindingTarget,
-        pngs: texts.map((t) => addon.generateQrCodeSync(t).toString('base64')),
-        later: later.map((b) => b.toString('base64')),
-        errors: [failure(() => addon.generateQrCodeSync('')), failure(() => addon.generateQrCodeSync('x'.repeat(513)))],
-        asyncMessage: await addon.generateQrCode('').catch((e) => e.message),
-      })));`;
-    const run = (cwd, env) => JSON.parse(execFileSync(process.execPath, ['--no-warnings', '-e', script, JSON.stringify(texts)], { cwd, env, encoding: 'utf8', maxBuffer: 64 << 20 }));
-    const check = (out, target) => {
-      assert.equal(out.target, target);
-      texts.forEach((t, i) => {
-        const native = addon.generateQrCodeSync(t);
-        assert.ok(Buffer.from(out.pngs[i], 'base64').equals(native), `${target} sync: ${t}`);
-        assert.ok(Buffer.from(out.later[i], 'base64').equals(native), `${target} async: ${t}`);
-      });
-      assert.deepEqual(out.errors, [['EMPTY_TEXT', 'text must not be empty'], ['TEXT_TOO_LONG', 'text must be <= 512 bytes']]);
-      assert.equal(out.asyncMessage, 'text must not be empty');
-    };
-    check(run(app, ENV), 'native');
-    check(run(app, { ...ENV, NAPI_RS_FORCE_WASI: 'true' }), 'wasm32-wasi');
-    // Where no native package fits: npm installed none, the loader falls back to WASI by itself.
-    const wasiOnly = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-dist-wasi-'));
-    try {
-      fs.writeFileSync(path.join(wasiOnly, 'package.json'), '{ "name": "wasi-only", "private": true }');
-      execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', '--force', tarball('qr-toolkit-napi-0'), tarball('qr-toolkit-napi-wasm32-wasi-')], { cwd: wasiOnly, env: ENV, stdio: 'pipe' });
-      check(run(wasiOnly, ENV), 'wasm32-wasi');
-    } finally {
-      fs.rmSync(wasiOnly, { recursive: true, force: true });
+  it('runs the installed x64 glibc addon with the native bytes and errors, sync and async', () => {
+    const out = runAddon([process.execPath], '@qr-toolkit/napi', app);
+    assert.equal(out.target, 'native');
+    assertSameAsNative(out, 'linux-x64-gnu');
+  });
+
+  it('runs the WASI build, as the fallback and forced, with the native bytes and errors', () => {
+    // No native package installed (--cpu=wasm32): the loader falls back to WASI by itself.
+    const fallback = runAddon([process.execPath], '@qr-toolkit/napi', projects['wasm32-wasi']);
+    assert.equal(fallback.target, 'wasm32-wasi');
+    assertSameAsNative(fallback, 'wasm32-wasi fallback');
+    // Next to the native one, only when forced.
+    const both = installProject([], [tarball('qr-toolkit-napi-wasm32-wasi-'), '--force']);
+    assert.equal(runAddon([process.execPath], '@qr-toolkit/napi', both).target, 'native');
+    const forced = runAddon([process.execPath], '@qr-toolkit/napi', both, { ...ENV, NAPI_RS_FORCE_WASI: 'true' });
+    assert.equal(forced.target, 'wasm32-wasi');
+    assertSameAsNative(forced, 'wasm32-wasi forced');
+  });
+
+  it('runs the musl addons under a musl node, x64 and (with qemu-user) arm64', () => {
+    // napi-rs's loader tells musl from glibc by reading /usr/bin/ldd, which is
+    // glibc's on this machine: the platform packages are loaded directly.
+    for (const [platform, command] of [['linux-x64-musl', MUSL_NODE.x64], ['linux-arm64-musl', MUSL_NODE.arm64]]) {
+      const out = runAddon(command, `@qr-toolkit/napi-${platform}`, projects[platform]);
+      assert.equal(out.arch, NATIVE_PLATFORMS[platform].cpu, platform);
+      assertSameAsNative(out, platform);
     }
+  });
+
+  it('runs the arm64 glibc addon under qemu-user with an arm64 node, through the main package', () => {
+    // Debian's nodejs:arm64, unpacked by scripts/setup.sh; qemu-aarch64 -L maps its libraries.
+    const out = runAddon(['qemu-aarch64', '-L', ARM64_ROOT, path.join(ARM64_ROOT, 'usr/bin/node')], '@qr-toolkit/napi', projects['linux-arm64-gnu']);
+    assert.deepEqual([out.arch, out.target], ['arm64', 'native']);
+    assertSameAsNative(out, 'linux-arm64-gnu');
   });
 
   it('says "Cannot find native binding" when no platform package is installed', () => {
@@ -138,51 +209,23 @@ describe('dist/ (make package)', () => {
   });
 
   it('builds each platform package for its machine and libc, exporting the napi entry point', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-dist-platforms-'));
-    try {
-      for (const [platform, want] of Object.entries(NATIVE_PLATFORMS)) {
-        const into = path.join(dir, platform);
-        fs.mkdirSync(into);
-        execFileSync('tar', ['-xzf', tarball(`qr-toolkit-napi-${platform}-`), '-C', into]);
-        const pkg = JSON.parse(fs.readFileSync(path.join(into, 'package/package.json'), 'utf8'));
-        assert.deepEqual([pkg.os, pkg.cpu, pkg.libc], [['linux'], [want.cpu], [want.libc]], platform);
-        const node = path.join(into, 'package', pkg.main);
-        const readelf = (...args) => execFileSync('readelf', [...args, node], { encoding: 'utf8' });
-        assert.match(readelf('-h'), new RegExp(`Machine:\\s+${want.machine}`), platform);
-        const needed = [...readelf('-d').matchAll(/\(NEEDED\)\s+Shared library: \[(.+)\]/g)].map((m) => m[1]);
-        // glibc builds link libc.so.6; musl builds link musl's libc.so and nothing of glibc.
-        if (want.libc === 'glibc') assert.ok(needed.includes('libc.so.6'), `${platform}: ${needed}`);
-        else assert.deepEqual(needed, ['libc.so'], platform);
-        assert.match(readelf('--dyn-syms', '-W'), /\bFUNC\s+GLOBAL\s+DEFAULT\s+\d+ napi_register_module_v1$/m, platform);
-      }
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  it('loads the arm64 addon under qemu-user with an arm64 node, with the same bytes and errors', () => {
-    // Debian's nodejs:arm64, unpacked by scripts/setup.sh; qemu-aarch64 -L maps its libraries.
-    const root = path.join(ROOT, 'target/arm64-root');
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-dist-arm64-'));
-    try {
-      execFileSync('tar', ['-xzf', tarball('qr-toolkit-napi-linux-arm64-gnu-'), '-C', dir]);
-      const texts = VALID_TEXTS.map(([, t]) => t);
-      const script = `const addon = require(${JSON.stringify(path.join(dir, 'package/qr-napi.linux-arm64-gnu.node'))});
-        const texts = JSON.parse(process.argv[1]);
-        const code = (f) => { try { f(); } catch (e) { return e.code; } };
-        addon.generateQrCode(texts[0]).then((later) => process.stdout.write(JSON.stringify({
-          arch: process.arch,
-          pngs: texts.map((t) => addon.generateQrCodeSync(t).toString('base64')),
-          later: later.toString('base64'),
-          errors: [code(() => addon.generateQrCodeSync('')), code(() => addon.generateQrCodeSync('x'.repeat(513)))],
-        })));`;
-      const out = JSON.parse(execFileSync('qemu-aarch64', ['-L', root, path.join(root, 'usr/bin/node'), '-e', script, JSON.stringify(texts)], { encoding: 'utf8', maxBuffer: 64 << 20 }));
-      assert.equal(out.arch, 'arm64');
-      texts.forEach((t, i) => assert.ok(Buffer.from(out.pngs[i], 'base64').equals(addon.generateQrCodeSync(t)), t));
-      assert.ok(Buffer.from(out.later, 'base64').equals(addon.generateQrCodeSync(texts[0])));
-      assert.deepEqual(out.errors, ['EMPTY_TEXT', 'TEXT_TOO_LONG']);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
+    for (const [platform, want] of Object.entries(NATIVE_PLATFORMS)) {
+      const dir = path.join(projects[platform], 'node_modules/@qr-toolkit', `napi-${platform}`);
+      const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+      assert.deepEqual([pkg.os, pkg.cpu, pkg.libc], [['linux'], [want.cpu], [want.libc]], platform);
+      const node = path.join(dir, pkg.main);
+      const readelf = (...args) => execFileSync('readelf', [...args, node], { encoding: 'utf8' });
+      assert.match(readelf('-h'), new RegExp(`Machine:\\s+${want.machine}`), platform);
+      const needed = [...readelf('-d').matchAll(/\(NEEDED\)\s+Shared library: \[(.+)\]/g)].map((m) => m[1]);
+      // glibc builds link libc.so.6; musl builds link musl's libc.so and nothing of glibc.
+      if (want.libc === 'glibc') assert.ok(needed.includes('libc.so.6'), `${platform}: ${needed}`);
+      else assert.deepEqual(needed, ['libc.so'], platform);
+      const symbols = readelf('--dyn-syms', '-W');
+      assert.match(symbols, /\bFUNC\s+GLOBAL\s+DEFAULT\s+\d+ napi_register_module_v1$/m, platform);
+      // Linked against glibc 2.17's symbols (zig, `.2.17`): it loads on any
+      // glibc from 2.17 on. Weak symbols newer than that are looked up at run time.
+      const required = [...symbols.matchAll(/^\s*\d+:.*\bGLOBAL\s+DEFAULT\s+UND\s+\S+@GLIBC_([\d.]+)/gm)].map((m) => m[1]);
+      if (want.libc === 'glibc') assert.ok(required.length > 0 && required.every((v) => versionAtMost(v, '2.17')), `${platform} needs glibc ${required.filter((v) => !versionAtMost(v, '2.17'))}`);
     }
   });
 

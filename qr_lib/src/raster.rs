@@ -67,15 +67,16 @@ pub fn image(symbol: &Symbol) -> Image {
 /// For each byte of eight modules (bit `i` set = module `i` dark): their
 /// `8 * scale` pixel bits in the low bits, first module on top, 1 = light.
 fn spread_table(scale: usize) -> &'static [u64; 256] {
-    static TABLES: [OnceLock<[u64; 256]>; 9] = [const { OnceLock::new() }; 9];
+    // Boxed, like the Reed-Solomon divisors: unused scales cost a pointer.
+    static TABLES: [OnceLock<Box<[u64; 256]>>; 9] = [const { OnceLock::new() }; 9];
     TABLES[scale].get_or_init(|| {
         let light = (1u64 << scale) - 1;
-        std::array::from_fn(|byte| {
+        Box::new(std::array::from_fn(|byte| {
             (0..8).fold(0, |acc, i| {
                 let dark = byte >> i & 1 == 1;
                 acc << scale | if dark { 0 } else { light }
             })
-        })
+        }))
     })
 }
 

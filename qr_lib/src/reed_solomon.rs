@@ -91,7 +91,9 @@ struct Divisor {
 }
 
 fn divisor(n: usize) -> &'static Divisor {
-    static DIVISORS: [OnceLock<Divisor>; MAX_EC + 1] = [const { OnceLock::new() }; MAX_EC + 1];
+    // Boxed: a `OnceLock<Divisor>` static is 8 KiB of initialised `.data`
+    // per EC length (250 KiB in every binary); a box is a pointer until used.
+    static DIVISORS: [OnceLock<Box<Divisor>>; MAX_EC + 1] = [const { OnceLock::new() }; MAX_EC + 1];
     DIVISORS[n].get_or_init(|| {
         // g(x) = (x - a^0)(x - a^1)...(x - a^(n-1)), monic; g[0] is x^n's.
         let mut g = vec![1u8];
@@ -115,7 +117,7 @@ fn divisor(n: usize) -> &'static Divisor {
                 lo: u128::from_be_bytes(bytes[16..].try_into().unwrap()),
             };
         }
-        Divisor { rows }
+        Box::new(Divisor { rows })
     })
 }
 

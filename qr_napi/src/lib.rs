@@ -44,20 +44,14 @@ fn code_and_message(failure: Failure) -> (&'static str, String) {
 }
 
 /// A JS `Error` with the core's message and `code`, held by reference in the
-/// returned `Error` (the async path rejects with it).
+/// returned `Error`: the sync call throws it, the async one rejects with it.
+/// `from_unknown_without_coercion` keeps that reference on wasm targets too
+/// (`From<Unknown>` drops it there, and the `code` with it).
 pub(crate) fn js_error(env: &Env, failure: Failure) -> Error {
     let (code, message) = code_and_message(failure);
-    Error::from(JsError::from(Error::new(code, message)).into_unknown(*env))
-}
-
-/// For the synchronous call: throws the JS `Error` at once. On wasm targets
-/// napi-rs keeps no reference to a JS error held in an `Error` (its `code`
-/// would be lost), and a pending exception is left as it is on every target.
-fn throw_js_error(env: &Env, failure: Failure) -> Error {
-    let (code, message) = code_and_message(failure);
-    // SAFETY: `env` is the live env of the current call, on its JS thread.
-    unsafe { JsError::from(Error::new(code, message.clone())).throw_into(env.raw()) };
-    Error::new(Status::PendingException, message)
+    Error::from_unknown_without_coercion(
+        JsError::from(Error::new(code, message)).into_unknown(*env),
+    )
 }
 
 /// The PNG as a Buffer, or the failure as a JS `Error`.
@@ -86,7 +80,7 @@ fn png_buffer(_env: &Env, png: Vec<u8>) -> Result<Buffer> {
 /// QR-code PNG of `text`, computed on the calling thread.
 #[napi]
 pub fn generate_qr_code_sync(env: Env, text: String) -> Result<Buffer> {
-    let png = run(&text).map_err(|failure| throw_js_error(&env, failure))?;
+    let png = run(&text).map_err(|failure| js_error(&env, failure))?;
     png_buffer(&env, png)
 }
 
