@@ -8,10 +8,13 @@
 //
 //   node bench/core-curve.js                    # napi, wasm, wasm-raw
 //   node bench/core-curve.js --addon copied=a.node --addon external=b.node
+//   node bench/core-curve.js --wasm-raw scalar=a.wasm --wasm-raw simd128=b.wasm
 //   node bench/core-curve.js --rounds 1 --round-ms 5   # a smoke run (the test)
 //
 // `--addon NAME=FILE` replaces the addon column(s) with the given .node
-// builds (bench/napi-buffer.sh compares the two ways to return a Buffer).
+// builds (bench/napi-buffer.sh compares the two ways to return a Buffer);
+// `--wasm-raw NAME=FILE` does the same with raw-ABI Wasm modules
+// (bench/wasm-simd.sh compares builds with and without SIMD128).
 const fs = require('node:fs');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
@@ -22,9 +25,12 @@ const { wasmFile } = require('../node-server/lib/wasm-files');
 const { CURVE_LENGTHS, textsOfLength } = require('./lib/texts');
 const texts = require('../test/fixtures/texts.json');
 
-function bindings(addonArgs) {
+const rawWasm = (file) => new QrWasmRaw(new WebAssembly.Module(fs.readFileSync(file)));
+
+function bindings(addonArgs, rawArgs) {
   const list = [];
-  if (addonArgs.length === 0) {
+  const defaults = addonArgs.length === 0 && rawArgs.length === 0;
+  if (defaults) {
     list.push(['napi', loadAddon().generateQrCodeSync]);
   }
   for (const arg of addonArgs) {
@@ -33,10 +39,15 @@ function bindings(addonArgs) {
     process.dlopen(module, path.resolve(file));
     list.push([name, module.exports.generateQrCodeSync]);
   }
-  if (addonArgs.length === 0) {
+  for (const arg of rawArgs) {
+    const [name, file] = arg.split('=');
+    const raw = rawWasm(file);
+    list.push([name, (text) => raw.generateQrCode(text)]);
+  }
+  if (defaults) {
     const wasm = require(wasmFile('pkg/qr_wasm.js'));
     list.push(['wasm', (text) => wasm.generateQrCode(text)]);
-    const raw = new QrWasmRaw(new WebAssembly.Module(fs.readFileSync(wasmFile('pkg-raw/qr_wasm_raw.wasm'))));
+    const raw = rawWasm(wasmFile('pkg-raw/qr_wasm_raw.wasm'));
     list.push(['wasm-raw', (text) => raw.generateQrCode(text)]);
   }
   return list;
@@ -74,12 +85,13 @@ function main() {
   const { values } = parseArgs({
     options: {
       addon: { type: 'string', multiple: true, default: [] },
+      'wasm-raw': { type: 'string', multiple: true, default: [] },
       rounds: { type: 'string', default: '15' },
       'round-ms': { type: 'string', default: '100' },
     },
   });
   const timing = { rounds: Number(values.rounds), roundMs: Number(values['round-ms']) };
-  const list = bindings(values.addon);
+  const list = bindings(values.addon, values['wasm-raw']);
   const names = list.map(([name]) => name);
   const urls = texts.urls;
   const all = [...urls, ...Object.values(texts.edge)];
@@ -91,8 +103,18 @@ function main() {
     ...CURVE_LENGTHS.map((len) => [`${len} bytes`, textsOfLength(urls, len)]),
   ];
 
-  // Warm up every binding (JIT, Wasm tier-up, templates).
-  for (const [, fn] of list) for (const [, set] of sets) for (const text of set) fn(text);
+  // Warm up every binding (JIT, Wasm tier-up, templates), and refuse to
+  // compare builds that do not give the same bytes.
+  for (const [, set] of sets) {
+    for (const text of set) {
+      const [first, ...rest] = list.map(([, fn]) => fn(text));
+      const differs = rest.findIndex((png) => !Buffer.from(png).equals(Buffer.from(first)));
+      if (differs >= 0) {
+        console.error(`core-curve: ${list[differs + 1][0]} and ${list[0][0]} give different bytes for ${JSON.stringify(text)}`);
+        process.exit(1);
+      }
+    }
+  }
 
   console.log(`Node ${process.version}; us per call, median of ${timing.rounds} interleaved rounds of ${timing.roundMs} ms\n`);
   console.log(`| texts | n | ${names.map((n) => `${n} us/call`).join(' | ')} | PNG bytes |`);

