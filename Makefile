@@ -48,10 +48,11 @@ bench: build
 	node bench/run.js $(BENCH_ARGS)
 	$(MAKE) bench-core
 
-## The core alone: cargo's stage table and length curve, then the same sets
-## through the addon and both Wasm builds.
+## The core alone: cargo's stage table and length curve, instructions per
+## stage (valgrind), then the same sets through the addon and both Wasm builds.
 bench-core:
 	$(CARGO) bench -p qr_lib --bench core
+	$(CARGO) bench -p qr_lib --bench instructions
 	node bench/core-curve.js
 
 ## Build everything, then soak cli-pool, wasm-raw and napi-async for 10 minutes each.

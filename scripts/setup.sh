@@ -24,6 +24,8 @@ command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || apt_packages+=(ngi
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || apt_packages+=(chromium)
 # qemu-user: test/package.test.js runs the arm64 addon under qemu-aarch64.
 command -v qemu-aarch64 >/dev/null 2>&1 || apt_packages+=(qemu-user)
+# valgrind: `make bench-core` counts the core's instructions per stage with it.
+command -v valgrind >/dev/null 2>&1 || apt_packages+=(valgrind)
 if [ ${#apt_packages[@]} -gt 0 ]; then
   log "apt-get install ${apt_packages[*]}"
   sudo_cmd=""

@@ -9,6 +9,10 @@
 
 #[path = "baseline.rs"]
 mod baseline;
+#[path = "stage_inputs.rs"]
+mod stage_inputs;
+
+use stage_inputs::{stage_inputs, StageInputs};
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -70,15 +74,14 @@ fn per_item<T, R>(items: &[T], f: impl Fn(&T) -> R) -> f64 {
 /// Each stage timed alone on the previous stage's outputs for `texts`.
 fn stage_times(texts: &[String]) -> Vec<(&'static str, f64)> {
     use qr_lib::stages::*;
-    let data: Vec<DataCodewords> = texts
-        .iter()
-        .map(|t| segment(t.as_bytes()).unwrap())
-        .collect();
-    let codewords: Vec<Codewords> = data.iter().map(error_correction).collect();
-    let placed: Vec<Placed> = codewords.iter().map(place).collect();
-    let symbols: Vec<Symbol> = placed.iter().map(choose_mask).collect();
-    let images: Vec<Image> = symbols.iter().map(raster).collect();
-    let pngs: Vec<Vec<u8>> = images.iter().map(png).collect();
+    let StageInputs {
+        data,
+        codewords,
+        placed,
+        symbols,
+        images,
+        pngs,
+    } = stage_inputs(texts);
     let deflate_time = per_item(&images, |image| {
         let mut out = Vec::with_capacity(1024);
         deflate(&mut out, image);

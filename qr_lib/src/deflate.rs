@@ -15,6 +15,8 @@
 //! than their literals here; more probes, or zlib's lazy matching, buy a few
 //! bytes for several microseconds.
 
+use std::cell::RefCell;
+
 use crate::raster::Image;
 
 /// Deflate limits.
@@ -36,6 +38,19 @@ struct Token {
     dist: u16,
 }
 
+/// The parser's working memory, kept per thread from call to call: the hot
+/// path allocates nothing once a thread has encoded its largest image.
+#[derive(Default)]
+struct Scratch {
+    hashes: Vec<u64>,
+    prev: Vec<u32>,
+    tokens: Vec<Token>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::default();
+}
+
 /// Appends the zlib stream of `image`'s PNG scanlines to `out`.
 pub fn zlib(out: &mut Vec<u8>, image: &Image) {
     assert!(
@@ -43,8 +58,21 @@ pub fn zlib(out: &mut Vec<u8>, image: &Image) {
         "a scanline holds a filter byte and pixels"
     );
     out.extend_from_slice(&[0x78, 0xDA]); // deflate, 32K window, "best" level
-    let tokens = parse(image);
-    write_block(out, &tokens);
+    SCRATCH.with(|scratch| {
+        // Nothing in here calls back into `zlib`; were it ever re-entered,
+        // the inner call would work in a buffer of its own.
+        match scratch.try_borrow_mut() {
+            Ok(mut scratch) => {
+                parse(image, &mut scratch);
+                write_block(out, &scratch.tokens);
+            }
+            Err(_) => {
+                let mut own = Scratch::default();
+                parse(image, &mut own);
+                write_block(out, &own.tokens);
+            }
+        }
+    });
     out.extend_from_slice(&adler32(image).to_be_bytes());
 }
 
@@ -93,12 +121,19 @@ fn line_hash(line: &[u8]) -> u64 {
 /// above. A match against the same column of an earlier block runs on
 /// through the Up-filter rows, which are the same after every scanline, and
 /// into the next scanlines for as long as they agree.
-fn parse(image: &Image) -> Vec<Token> {
+/// The tokens land in `scratch.tokens`.
+fn parse(image: &Image, scratch: &mut Scratch) {
     let (stride, scale, lines) = (image.stride, image.scale, &image.lines[..]);
     let rows = lines.len() / stride;
     let block = stride * scale;
     let up_len = block - stride;
-    let hashes: Vec<u64> = lines.chunks_exact(stride).map(line_hash).collect();
+    let Scratch {
+        hashes,
+        prev,
+        tokens,
+    } = scratch;
+    hashes.clear();
+    hashes.extend(lines.chunks_exact(stride).map(line_hash));
     let same = |j: usize, k: usize| {
         hashes[j] == hashes[k] && lines[j * stride..][..stride] == lines[k * stride..][..stride]
     };
@@ -127,10 +162,14 @@ fn parse(image: &Image) -> Vec<Token> {
     // that a candidate's row and column come without a division.
     let shift = usize::BITS - (stride - 1).leading_zeros();
     let column_mask = (1 << shift) - 1;
-    let mut tokens = Vec::with_capacity(rows * 8);
-    // Chain links are 1 + packed position; 0 ends a chain.
+    tokens.clear();
+    // Chain links are 1 + packed position; 0 ends a chain. `prev` needs no
+    // clearing: a chain only reaches positions indexed in this call, and
+    // indexing one writes its link first.
     let mut head = [0u32; 1 << HASH_BITS];
-    let mut prev = vec![0u32; rows << shift];
+    if prev.len() < rows << shift {
+        prev.resize(rows << shift, 0);
+    }
     let index = |head: &mut [u32], prev: &mut [u32], k: usize, b: usize| {
         let h = hash(word4(k * stride + b));
         let packed = k << shift | b;
@@ -217,7 +256,7 @@ fn parse(image: &Image) -> Vec<Token> {
                 })
                 .max_by_key(|&(j, count)| (count, j));
             if let Some((j, count)) = repeat {
-                push_match(&mut tokens, count * block, (k - j) * block);
+                push_match(tokens, count * block, (k - j) * block);
                 k += count;
                 continue;
             }
@@ -232,7 +271,7 @@ fn parse(image: &Image) -> Vec<Token> {
                 } else {
                     0
                 };
-                push_copy(&mut tokens, up_len + next, block, up_byte);
+                push_copy(tokens, up_len + next, block, up_byte);
                 b += up_len + next;
                 while b >= block {
                     (k, b) = (k + 1, b - block);
@@ -240,18 +279,18 @@ fn parse(image: &Image) -> Vec<Token> {
                 continue;
             } else if up_len > 0 {
                 tokens.extend([literal(UP_FILTER), literal(0)]);
-                push_copy(&mut tokens, stride - 2, 1, |_| 0);
-                push_copy(&mut tokens, up_len - stride, stride, up_byte);
+                push_copy(tokens, stride - 2, 1, |_| 0);
+                push_copy(tokens, up_len - stride, stride, up_byte);
             }
             (k, b) = (k + 1, 0);
             continue;
         }
 
         let in_line = stride - b;
-        let found = search(&head, &prev, k, b);
+        let found = search(&head, &prev[..], k, b);
         let len = match found {
             Some((len, dist)) => {
-                push_match(&mut tokens, len, dist);
+                push_match(tokens, len, dist);
                 len
             }
             None => {
@@ -262,14 +301,13 @@ fn parse(image: &Image) -> Vec<Token> {
         // Index the positions just covered that have MIN_USEFUL bytes left
         // in their line.
         for p in b..b + len.min(in_line.saturating_sub(MIN_USEFUL - 1)) {
-            index(&mut head, &mut prev, k, p);
+            index(&mut head, &mut prev[..], k, p);
         }
         b += len;
         while b >= block {
             (k, b) = (k + 1, b - block);
         }
     }
-    tokens
 }
 
 /// Length of the match at `p` against `p - dist`, up to `limit`; compares
@@ -427,9 +465,14 @@ fn write_block(out: &mut Vec<u8>, tokens: &[Token]) {
     // Trailing zero lengths are not stored (down to the format's minimums).
     let hlit = 257.max(lit_lens.iter().rposition(|&l| l > 0).unwrap() + 1);
     let hdist = 1.max(dist_lens.iter().rposition(|&l| l > 0).map_or(0, |i| i + 1));
-    let cl_tokens = run_length_code_lengths(&[&lit_lens[..hlit], &dist_lens[..hdist]].concat());
+    let mut lens = [0u8; 286 + 30];
+    lens[..hlit].copy_from_slice(&lit_lens[..hlit]);
+    lens[hlit..hlit + hdist].copy_from_slice(&dist_lens[..hdist]);
+    let mut cl_buffer = [(0u8, 0u8); 286 + 30];
+    let cl_count = run_length_code_lengths(&lens[..hlit + hdist], &mut cl_buffer);
+    let cl_tokens = &cl_buffer[..cl_count];
     let mut cl_freq = [0u32; 19];
-    for &(symbol, _) in &cl_tokens {
+    for &(symbol, _) in cl_tokens {
         cl_freq[symbol as usize] += 1;
     }
     let cl_lens = code_lengths(&cl_freq, 7);
@@ -446,7 +489,7 @@ fn write_block(out: &mut Vec<u8>, tokens: &[Token]) {
         w.bits(u32::from(cl_lens[s]), 3);
         w.spill();
     }
-    for &(symbol, extra) in &cl_tokens {
+    for &(symbol, extra) in cl_tokens {
         let s = symbol as usize;
         w.bits(cl_codes[s], cl_lens[s]);
         match symbol {
@@ -573,32 +616,37 @@ fn canonical_codes<const N: usize>(lens: &[u8; N]) -> [u32; N] {
 }
 
 /// The code-length sequence with repeats folded into symbols 16, 17 and 18:
-/// (symbol, extra bits value).
-fn run_length_code_lengths(lens: &[u8]) -> Vec<(u8, u8)> {
-    let mut out = Vec::new();
+/// (symbol, extra bits value) into `out` (never more than one per length);
+/// returns how many.
+fn run_length_code_lengths(lens: &[u8], out: &mut [(u8, u8)]) -> usize {
+    let mut n = 0;
+    let mut push = |token| {
+        out[n] = token;
+        n += 1;
+    };
     let mut i = 0;
     while i < lens.len() {
         let l = lens[i];
         let run = lens[i..].iter().take_while(|&&x| x == l).count();
         if l == 0 && run >= 3 {
             let take = run.min(138);
-            out.push(if take >= 11 {
+            push(if take >= 11 {
                 (18, (take - 11) as u8)
             } else {
                 (17, (take - 3) as u8)
             });
             i += take;
         } else if l != 0 && run >= 4 {
-            out.push((l, 0));
+            push((l, 0));
             let take = (run - 1).min(6);
-            out.push((16, (take - 3) as u8));
+            push((16, (take - 3) as u8));
             i += 1 + take;
         } else {
-            out.push((l, 0));
+            push((l, 0));
             i += 1;
         }
     }
-    out
+    n
 }
 
 /// LSB-first bit packing. Codes gather in a 64-bit accumulator; `spill`

@@ -1,0 +1,156 @@
+//! `cargo bench -p qr_lib --bench instructions`: instructions per call of
+//! each stage, counted by valgrind (cachegrind), for the ten URLs and the
+//! 510-512-byte texts.
+//!
+//! Time on a shared machine moves 10-50% between runs (see the README), and
+//! this VM has no hardware counters for `perf stat`. An instruction count
+//! under valgrind does not move: two builds of the core can be compared to
+//! the instruction, where `--bench core` cannot tell 10% from noise.
+//! Instructions are not time (a cache miss or a slow divide costs more than
+//! an add), so a change should show in both before it is claimed.
+//!
+//! The binary runs itself under valgrind once per (set, stage, count): a
+//! worker prepares every stage's input, then runs one stage `count` times
+//! over the set. Two counts apart, the difference is the stage alone.
+
+#[path = "stage_inputs.rs"]
+mod stage_inputs;
+
+use std::hint::black_box;
+use std::process::Command;
+
+use stage_inputs::stage_inputs;
+
+const FIXTURE: &str = include_str!("../../test/fixtures/texts.json");
+const STAGES: [&str; 8] = [
+    "segmentation + data encoding",
+    "Reed-Solomon",
+    "placement",
+    "mask choice",
+    "rasterisation",
+    "deflate + Adler-32",
+    "PNG chunks + CRC-32",
+    "generate_qr_code",
+];
+/// Passes over the set in the longer of a worker's two runs.
+const PASSES: u64 = 20;
+
+fn sets() -> Vec<(&'static str, Vec<String>)> {
+    let fixture: serde_json::Value = serde_json::from_str(FIXTURE).unwrap();
+    let strings = |v: &serde_json::Value| -> Vec<String> {
+        match v {
+            serde_json::Value::Array(a) => {
+                a.iter().map(|s| s.as_str().unwrap().to_owned()).collect()
+            }
+            serde_json::Value::Object(o) => {
+                o.values().map(|s| s.as_str().unwrap().to_owned()).collect()
+            }
+            _ => unreachable!(),
+        }
+    };
+    let urls = strings(&fixture["urls"]);
+    let long = urls
+        .iter()
+        .cloned()
+        .chain(strings(&fixture["edge"]))
+        .filter(|t| t.len() >= 510)
+        .collect();
+    vec![("ten article URLs", urls), ("510-512 byte texts", long)]
+}
+
+/// Runs stage `stage` `passes` times over set `set`, after preparing all inputs.
+fn worker(set: usize, stage: usize, passes: u64) {
+    use qr_lib::stages::*;
+    let texts = &sets()[set].1;
+    let inputs = stage_inputs(texts);
+    // Once more each, so lazily built tables are made in both runs alike.
+    for t in texts {
+        black_box(qr_lib::generate_qr_code(t).unwrap());
+    }
+    for _ in 0..passes {
+        for (i, text) in texts.iter().enumerate() {
+            match stage {
+                0 => drop(black_box(segment(black_box(text.as_bytes())))),
+                1 => drop(black_box(error_correction(black_box(&inputs.data[i])))),
+                2 => drop(black_box(place(black_box(&inputs.codewords[i])))),
+                3 => drop(black_box(choose_mask(black_box(&inputs.placed[i])))),
+                4 => drop(black_box(raster(black_box(&inputs.symbols[i])))),
+                5 => {
+                    let mut out = Vec::with_capacity(1024);
+                    deflate(&mut out, black_box(&inputs.images[i]));
+                    black_box(out);
+                }
+                6 => drop(black_box(crc32fast::hash(black_box(&inputs.pngs[i])))),
+                _ => drop(black_box(qr_lib::generate_qr_code(black_box(text)))),
+            }
+        }
+    }
+}
+
+/// Instructions valgrind counts for one worker run.
+fn instructions(set: usize, stage: usize, passes: u64) -> u64 {
+    let me = std::env::current_exe().unwrap();
+    let out = Command::new("valgrind")
+        .args([
+            "--tool=cachegrind",
+            "--cache-sim=no",
+            "--cachegrind-out-file=/dev/null",
+        ])
+        .arg(me)
+        .args([
+            "--worker",
+            &set.to_string(),
+            &stage.to_string(),
+            &passes.to_string(),
+        ])
+        .output()
+        .expect("valgrind runs (scripts/setup.sh installs it)");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "worker failed: {stderr}");
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("I   refs:") || l.contains("I refs:"))
+        .unwrap_or_else(|| panic!("no instruction count in: {stderr}"));
+    line.rsplit(':')
+        .next()
+        .unwrap()
+        .trim()
+        .replace(',', "")
+        .parse()
+        .unwrap()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(at) = args.iter().position(|a| a == "--worker") {
+        let n = |i: usize| args[at + i].parse::<u64>().unwrap();
+        worker(n(1) as usize, n(2) as usize, n(3));
+        return;
+    }
+    if Command::new("valgrind").arg("--version").output().is_err() {
+        eprintln!("instructions: valgrind not found (scripts/setup.sh installs it)");
+        std::process::exit(1);
+    }
+    let sets = sets();
+    println!("Instructions per call (valgrind cachegrind; each stage alone on the previous one's output)\n");
+    println!(
+        "| stage | {} |",
+        sets.iter()
+            .map(|(name, _)| *name)
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    println!("|---|{}", "---:|".repeat(sets.len()));
+    for (stage, name) in STAGES.iter().enumerate() {
+        let cells: Vec<String> = sets
+            .iter()
+            .enumerate()
+            .map(|(set, (_, texts))| {
+                let extra = instructions(set, stage, PASSES) - instructions(set, stage, 0);
+                let per_call = extra / (PASSES * texts.len() as u64);
+                per_call.to_string()
+            })
+            .collect();
+        println!("| {name} | {} |", cells.join(" | "));
+    }
+}
