@@ -29,6 +29,13 @@ const MAX_PROBES: usize = 2;
 /// (whose literals come from a small alphabet, so their codes are short).
 const MIN_USEFUL: usize = 4;
 const HASH_BITS: u32 = 10;
+/// Images whose pixel bytes take fewer values than this (scales 4 and 6)
+/// skip the hash chain: their literals cost 3 bits or less, and the chain's
+/// short matches cost more than the literals they replace (the test
+/// `small_alphabets_skip_the_chain_and_shrink` holds the PNGs smaller
+/// without). Only the matches found without it remain: runs, the column
+/// above, repeated rows.
+const CHAIN_MIN_BYTE_VALUES: usize = 9;
 const UP_FILTER: u8 = 2;
 
 /// One LZ77 token: a literal byte (`dist == 0`) or a back-reference.
@@ -112,6 +119,16 @@ fn line_hash(line: &[u8]) -> u64 {
     (h.rotate_left(23) ^ tail).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
+/// The parse, with the hash chain or without (see `CHAIN_MIN_BYTE_VALUES`):
+/// two builds, so that neither pays for the other's branches.
+fn parse(image: &Image, scratch: &mut Scratch) {
+    if image.byte_values >= CHAIN_MIN_BYTE_VALUES {
+        parse_lz77::<true>(image, scratch)
+    } else {
+        parse_lz77::<false>(image, scratch)
+    }
+}
+
 /// LZ77 parse of the whole scanline stream from the new scanlines alone.
 ///
 /// A position is (module row `k`, byte `b` of its block), where a block is
@@ -122,7 +139,7 @@ fn line_hash(line: &[u8]) -> u64 {
 /// through the Up-filter rows, which are the same after every scanline, and
 /// into the next scanlines for as long as they agree.
 /// The tokens land in `scratch.tokens`.
-fn parse(image: &Image, scratch: &mut Scratch) {
+fn parse_lz77<const CHAIN: bool>(image: &Image, scratch: &mut Scratch) {
     let (stride, scale, lines) = (image.stride, image.scale, &image.lines[..]);
     let rows = lines.len() / stride;
     let block = stride * scale;
@@ -167,7 +184,7 @@ fn parse(image: &Image, scratch: &mut Scratch) {
     // clearing: a chain only reaches positions indexed in this call, and
     // indexing one writes its link first.
     let mut head = [0u32; 1 << HASH_BITS];
-    if prev.len() < rows << shift {
+    if CHAIN && prev.len() < rows << shift {
         prev.resize(rows << shift, 0);
     }
     let index = |head: &mut [u32], prev: &mut [u32], k: usize, b: usize| {
@@ -218,6 +235,9 @@ fn parse(image: &Image, scratch: &mut Scratch) {
         // A match to the end of the line is long enough: only a column
         // match could go further, and the nearest one was just tried.
         if best.is_some_and(|(len, _)| len >= in_line) {
+            return best;
+        }
+        if !CHAIN {
             return best;
         }
         let mut link = head[hash(word)];
@@ -300,8 +320,10 @@ fn parse(image: &Image, scratch: &mut Scratch) {
         };
         // Index the positions just covered that have MIN_USEFUL bytes left
         // in their line.
-        for p in b..b + len.min(in_line.saturating_sub(MIN_USEFUL - 1)) {
-            index(&mut head, &mut prev[..], k, p);
+        if CHAIN {
+            for p in b..b + len.min(in_line.saturating_sub(MIN_USEFUL - 1)) {
+                index(&mut head, &mut prev[..], k, p);
+            }
         }
         b += len;
         while b >= block {
@@ -725,10 +747,15 @@ mod tests {
     }
 
     fn image(stride: usize, scale: usize, lines: Vec<u8>) -> Image {
+        let mut seen = [false; 256];
+        for (i, &b) in lines.iter().enumerate() {
+            seen[b as usize] |= i % stride != 0;
+        }
         Image {
             size: 8 * (stride - 1),
             scale,
             stride,
+            byte_values: seen.iter().filter(|&&s| s).count(),
             lines,
         }
     }
@@ -777,7 +804,11 @@ mod tests {
             let stride = 2 + rng() as usize % 70;
             let scale = 1 + rng() as usize % 9;
             let rows = rng() as usize % 60;
-            let image = image(stride, scale, pixel_art(&mut rng, stride, rows));
+            let mut image = image(stride, scale, pixel_art(&mut rng, stride, rows));
+            // Half the cases through each parse: with the chain, without.
+            if case % 2 == 0 {
+                image.byte_values = 256;
+            }
             let mut out = Vec::new();
             zlib(&mut out, &image);
             let mut back = Vec::new();
@@ -788,6 +819,35 @@ mod tests {
                 back,
                 expand(&image),
                 "case {case} (stride {stride}, scale {scale})"
+            );
+        }
+    }
+
+    #[test]
+    fn small_alphabets_skip_the_chain_and_shrink() {
+        use crate::raster;
+        use crate::symbol::encode;
+        // Bytes per scale, without the chain and with it: scale 6 has 8
+        // byte values, scale 4 has 4 (versions 3 and 7 to 10).
+        let mut sizes = [(0, 0); 9];
+        for len in (5..=300).step_by(5) {
+            let text: String = (0..len)
+                .map(|i| (b'!' + (i * 37 % 90) as u8) as char)
+                .collect();
+            let mut image = raster::image(&encode(text.as_bytes()).unwrap());
+            if image.byte_values >= CHAIN_MIN_BYTE_VALUES {
+                continue;
+            }
+            let scale = image.scale;
+            sizes[scale].0 += round_trip(&image);
+            image.byte_values = 256;
+            sizes[scale].1 += round_trip(&image);
+        }
+        for scale in [4, 6] {
+            let (without, with) = sizes[scale];
+            assert!(
+                0 < without && without < with,
+                "scale {scale}: {without} B without the chain, {with} with"
             );
         }
     }

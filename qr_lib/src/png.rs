@@ -48,6 +48,7 @@ mod tests {
             scale: 10,
             stride: 3,
             lines: vec![0, 0b1010_1010, 0b1000_0000],
+            byte_values: 2,
         });
         let decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
         let mut reader = decoder.read_info().unwrap();

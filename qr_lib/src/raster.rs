@@ -26,6 +26,9 @@ pub struct Image {
     pub scale: usize,
     pub stride: usize,
     pub lines: Vec<u8>,
+    /// How many distinct values a pixel byte can take at this scale (4 at
+    /// scale 4, where a byte is two modules): the encoder's literal alphabet.
+    pub byte_values: usize,
 }
 
 pub fn to_png(symbol: &Symbol) -> Vec<u8> {
@@ -40,7 +43,10 @@ pub fn image(symbol: &Symbol) -> Image {
     let size = modules * scale;
     let row_bytes = size.div_ceil(8);
     let stride = 1 + row_bytes;
-    let spread = spread_table(scale);
+    let Spread {
+        table: spread,
+        byte_values,
+    } = spread(scale);
     let mut lines = vec![0u8; stride * modules];
     for (y, line) in lines.chunks_exact_mut(stride).enumerate() {
         let pixels = &mut line[1..];
@@ -61,22 +67,37 @@ pub fn image(symbol: &Symbol) -> Image {
         scale,
         stride,
         lines,
+        byte_values: *byte_values,
     }
 }
 
-/// For each byte of eight modules (bit `i` set = module `i` dark): their
-/// `8 * scale` pixel bits in the low bits, first module on top, 1 = light.
-fn spread_table(scale: usize) -> &'static [u64; 256] {
+struct Spread {
+    /// For each byte of eight modules (bit `i` set = module `i` dark): their
+    /// `8 * scale` pixel bits in the low bits, first module on top, 1 = light.
+    table: [u64; 256],
+    /// How many distinct bytes those pixel bits hold.
+    byte_values: usize,
+}
+
+fn spread(scale: usize) -> &'static Spread {
     // Boxed, like the Reed-Solomon divisors: unused scales cost a pointer.
-    static TABLES: [OnceLock<Box<[u64; 256]>>; 9] = [const { OnceLock::new() }; 9];
+    static TABLES: [OnceLock<Box<Spread>>; 9] = [const { OnceLock::new() }; 9];
     TABLES[scale].get_or_init(|| {
         let light = (1u64 << scale) - 1;
-        Box::new(std::array::from_fn(|byte| {
+        let table: [u64; 256] = std::array::from_fn(|byte| {
             (0..8).fold(0, |acc, i| {
                 let dark = byte >> i & 1 == 1;
                 acc << scale | if dark { 0 } else { light }
             })
-        }))
+        });
+        let mut seen = [false; 256];
+        for bits in table {
+            for &b in &bits.to_le_bytes()[..scale] {
+                seen[b as usize] = true;
+            }
+        }
+        let byte_values = seen.iter().filter(|&&s| s).count();
+        Box::new(Spread { table, byte_values })
     })
 }
 
@@ -126,6 +147,22 @@ mod tests {
         }
         let too_big = "x".repeat(BYTE_CAPACITY_L[MAX_VERSION as usize - 1] + 1);
         assert!(encode(too_big.as_bytes()).is_err());
+    }
+
+    #[test]
+    fn byte_values_per_scale() {
+        // A byte of 8 pixels spans two modules at scale 4, up to three at 3.
+        let values: Vec<usize> = (2..=7).map(|s| spread(s).byte_values).collect();
+        assert_eq!(values, [16, 28, 4, 20, 8, 16]);
+        for text in ["https://example.com/", &"x".repeat(300)] {
+            let image = image(&encode(text.as_bytes()).unwrap());
+            let mut seen = [false; 256];
+            for (i, &b) in image.lines.iter().enumerate() {
+                seen[b as usize] |= i % image.stride != 0;
+            }
+            let used = seen.iter().filter(|&&s| s).count();
+            assert!(used <= image.byte_values, "{used} > {}", image.byte_values);
+        }
     }
 
     #[test]

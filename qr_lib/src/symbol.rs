@@ -140,32 +140,15 @@ pub fn place(codewords: &Codewords) -> Placed {
 /// first lowest penalty wins, as in the crate.
 pub fn choose_mask(placed: &Placed) -> Symbol {
     let template = template(placed.version);
-    let mut candidate = vec![0u128; template.width];
-    let mut best: Option<(u32, &Vec<u128>)> = None;
-    for masked in &template.masked {
-        for ((c, m), d) in candidate.iter_mut().zip(masked).zip(&placed.rows) {
-            *c = m ^ d;
-        }
-        let score = if template.width <= 64 {
-            let mut narrow = [0u64; 64];
-            for (n, &c) in narrow.iter_mut().zip(&candidate) {
-                *n = c as u64;
-            }
-            mask::penalty(&narrow[..template.width], template.width)
-        } else {
-            mask::penalty(&candidate, template.width)
-        };
-        if best.is_none_or(|(s, _)| score < s) {
-            best = Some((score, masked));
-        }
-    }
-    let (_, masked) = best.expect("eight candidates");
-    for ((c, m), d) in candidate.iter_mut().zip(masked).zip(&placed.rows) {
-        *c = m ^ d;
-    }
+    let best = mask::lowest_penalty(&template.masked, &placed.rows, template.width);
+    let rows = template.masked[best]
+        .iter()
+        .zip(&placed.rows)
+        .map(|(m, d)| m ^ d)
+        .collect();
     Symbol {
         width: template.width,
-        rows: candidate,
+        rows,
     }
 }
 
