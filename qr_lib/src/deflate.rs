@@ -307,15 +307,29 @@ fn parse_lz77<const CHAIN: bool>(image: &Image, scratch: &mut Scratch) {
         }
 
         let in_line = stride - b;
-        let found = search(&head, &prev[..], k, b);
-        let len = match found {
-            Some((len, dist)) => {
-                push_match(tokens, len, dist);
-                len
+        let q = k * stride + b;
+        // Without the chain most bytes are literals: the positions where no
+        // match can start are taken in one step (see `no_match_starts`).
+        let literals = if CHAIN || b == 0 {
+            0
+        } else {
+            no_match_starts(lines, q, stride, k > 0, scale > 1, in_line)
+        };
+        let len = if literals > 0 {
+            for &x in &lines[q..q + literals] {
+                tokens.push(literal(x));
             }
-            None => {
-                tokens.push(literal(lines[k * stride + b]));
-                1
+            literals
+        } else {
+            match search(&head, &prev[..], k, b) {
+                Some((len, dist)) => {
+                    push_match(tokens, len, dist);
+                    len
+                }
+                None => {
+                    tokens.push(literal(lines[q]));
+                    1
+                }
             }
         };
         // Index the positions just covered that have MIN_USEFUL bytes left
@@ -330,6 +344,44 @@ fn parse_lz77<const CHAIN: bool>(image: &Image, scratch: &mut Scratch) {
             (k, b) = (k + 1, b - block);
         }
     }
+}
+
+/// How many of the positions from `q` on (at most five) cannot start a
+/// match of `MIN_USEFUL` bytes that stays in the line, where the candidates
+/// are those `search` tries without the chain: the byte before (a run), the
+/// line above (`above`) and, below a scaled-up row (`zeros`), the zeros of
+/// the Up-filter row. Eight bytes at a time: `q` is never a line's first
+/// byte, and positions with fewer than `MIN_USEFUL` bytes left in the line
+/// (`in_line`) are left to `search`, whose column match may run on past it.
+#[inline(always)]
+fn no_match_starts(
+    lines: &[u8],
+    q: usize,
+    stride: usize,
+    above: bool,
+    zeros: bool,
+    in_line: usize,
+) -> usize {
+    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    if q + 8 > lines.len() || in_line < MIN_USEFUL {
+        return 0;
+    }
+    let word = |i: usize| u64::from_le_bytes(lines[i..i + 8].try_into().unwrap());
+    // The top bit of each byte that is zero, exactly (no carries across).
+    let zero_bytes = |v: u64| !(((v & LOW7) + LOW7) | v | LOW7);
+    // The top bit of byte i where bytes i..i+4 are all zero.
+    let four = |z: u64| z & z >> 8 & z >> 16 & z >> 24;
+    let here = word(q);
+    let mut starts = four(zero_bytes(here ^ word(q - 1)));
+    if above {
+        starts |= four(zero_bytes(here ^ word(q - stride)));
+        if zeros {
+            starts |= four(zero_bytes(here));
+        }
+    }
+    let positions = (in_line - (MIN_USEFUL - 1)).min(5);
+    let first = (starts.trailing_zeros() / 8) as usize;
+    first.min(positions)
 }
 
 /// Length of the match at `p` against `p - dist`, up to `limit`; compares
@@ -523,10 +575,14 @@ fn write_block(out: &mut Vec<u8>, tokens: &[Token]) {
         w.spill();
     }
     for t in tokens {
+        // Spill only when a token might not fit (a literal is at most 15
+        // bits, a match 48), so runs of short literal codes share one store.
         if t.dist == 0 {
             let s = t.len_or_byte as usize;
+            w.make_room(15);
             w.bits(lit_codes[s], lit_lens[s]);
         } else {
+            w.make_room(48);
             let lc = length_code(t.len_or_byte);
             w.bits(lit_codes[257 + lc], lit_lens[257 + lc]);
             w.bits(u32::from(t.len_or_byte - LENGTH_BASE[lc]), LENGTH_EXTRA[lc]);
@@ -534,8 +590,8 @@ fn write_block(out: &mut Vec<u8>, tokens: &[Token]) {
             w.bits(dist_codes[dc], dist_lens[dc]);
             w.bits(u32::from(t.dist - DIST_BASE[dc]), DIST_EXTRA[dc]);
         }
-        w.spill();
     }
+    w.make_room(15);
     w.bits(lit_codes[END_OF_BLOCK], lit_lens[END_OF_BLOCK]);
     w.flush();
 }
@@ -690,7 +746,8 @@ impl<'a> BitWriter<'a> {
     }
 
     /// Callers spill often enough that the accumulator never overflows: at
-    /// most 7 bits stay after a spill, and one token adds at most 48.
+    /// most 7 bits stay after a spill, one token adds at most 48, and the
+    /// token loop calls `make_room` before each.
     #[inline(always)]
     fn bits(&mut self, value: u32, count: u8) {
         debug_assert!(self.count + u32::from(count) <= 64);
@@ -707,6 +764,14 @@ impl<'a> BitWriter<'a> {
         // Two shifts: a shift by 64 (eight full bytes) would overflow.
         self.acc = self.acc >> (bytes * 4) >> (bytes * 4);
         self.count -= bytes * 8;
+    }
+
+    /// Spills if fewer than `bits` bits are free in the accumulator.
+    #[inline(always)]
+    fn make_room(&mut self, bits: u32) {
+        if self.count + bits > 64 {
+            self.spill();
+        }
     }
 
     fn flush(&mut self) {
@@ -849,6 +914,40 @@ mod tests {
                 0 < without && without < with,
                 "scale {scale}: {without} B without the chain, {with} with"
             );
+        }
+    }
+
+    #[test]
+    fn no_match_starts_agrees_with_a_byte_by_byte_check() {
+        let mut rng = xorshift(0x5EED);
+        for case in 0..2000 {
+            let stride = 2 + rng() as usize % 40;
+            let rows = 1 + rng() as usize % 6;
+            // Two or three byte values, so runs and equal columns are common.
+            let values = 2 + case % 2;
+            let lines: Vec<u8> = (0..stride * rows)
+                .map(|_| [0, 0xFF, 0x3C][rng() as usize % values])
+                .collect();
+            let word4 = |q: usize| &lines[q..q + MIN_USEFUL];
+            for k in 0..rows {
+                for b in 1..stride {
+                    let (q, in_line) = (k * stride + b, stride - b);
+                    let (above, zeros) = (k > 0, case % 3 != 0);
+                    let n = no_match_starts(&lines, q, stride, above, zeros, in_line);
+                    let can_start = |p: usize| {
+                        word4(p - 1) == word4(p)
+                            || above && word4(p - stride) == word4(p)
+                            || above && zeros && word4(p).iter().all(|&x| x == 0)
+                    };
+                    let checked = if q + 8 > lines.len() || in_line < MIN_USEFUL {
+                        0
+                    } else {
+                        (in_line - (MIN_USEFUL - 1)).min(5)
+                    };
+                    let expected = (q..q + checked).take_while(|&p| !can_start(p)).count();
+                    assert_eq!(n, expected, "case {case}, row {k}, byte {b}");
+                }
+            }
         }
     }
 
