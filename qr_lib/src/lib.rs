@@ -4,6 +4,7 @@
 //! [`generate_qr_code`] or [`generate_qr_code_from_utf8`] and reuses
 //! [`QrError`]'s messages and codes, so the input rules live here only.
 
+mod data_bits;
 mod deflate;
 mod error;
 mod mask;

@@ -47,21 +47,26 @@ pub fn image(symbol: &Symbol) -> Image {
         table: spread,
         byte_values,
     } = spread(scale);
-    let mut lines = vec![0u8; stride * modules];
-    for (y, line) in lines.chunks_exact_mut(stride).enumerate() {
-        let pixels = &mut line[1..];
+    // Eight spare bytes at the end: each group of eight modules is stored
+    // as a whole u64, whose bytes past its own `scale` are overwritten by
+    // the next group, or by the next line's filter byte.
+    let mut lines = vec![0u8; stride * modules + 8];
+    for y in 0..modules {
         let row = match y.checked_sub(quiet) {
             Some(sy) if sy < symbol.width => symbol.rows[sy] << quiet,
             _ => 0,
         };
-        // Eight modules are 8 * scale pixel bits: exactly `scale` bytes.
-        // Bits past the last module are light (padding past the image
-        // width, which decoders ignore).
-        for (chunk, bytes) in pixels.chunks_mut(scale).enumerate() {
-            let spread = spread[(row >> (8 * chunk)) as u8 as usize].to_be_bytes();
-            bytes.copy_from_slice(&spread[8 - scale..][..bytes.len()]);
+        let start = y * stride;
+        lines[start] = 0; // filter: none
+                          // Eight modules are 8 * scale pixel bits: exactly `scale` bytes.
+                          // Bits past the last module are light (padding past the image
+                          // width, which decoders ignore).
+        for (group, at) in (start + 1..start + stride).step_by(scale).enumerate() {
+            let bits = spread[(row >> (8 * group)) as u8 as usize] << (64 - 8 * scale);
+            lines[at..at + 8].copy_from_slice(&bits.to_be_bytes());
         }
     }
+    lines.truncate(stride * modules);
     Image {
         size,
         scale,

@@ -16,6 +16,7 @@ use qrcode::optimize::{total_encoded_len, Optimizer, Parser, Segment};
 use qrcode::types::{Color, Mode, Version};
 use qrcode::EcLevel;
 
+use crate::data_bits;
 use crate::mask;
 use crate::raster::QUIET_ZONE_MODULES;
 use crate::reed_solomon;
@@ -81,11 +82,11 @@ pub struct DataCodewords {
 
 /// The segmentation and data-encoding stage.
 pub fn segment(data: &[u8]) -> Result<DataCodewords, QrError> {
-    let bits = encode_bits(data)?;
-    match bits.version() {
+    let (segments, version, capacity_bits) = optimal_segments(data)?;
+    match version {
         Version::Normal(number) if number <= MAX_VERSION => Ok(DataCodewords {
             version: number,
-            words: bits.into_bytes(),
+            words: data_bits::data_codewords(data, &segments, version, capacity_bits)?,
         }),
         _ => Err(QrError::EncodingFailed),
     }
@@ -314,6 +315,17 @@ impl Iterator for DataPath {
 /// most CJK text in UTF-8 does, and decoders then return different text.
 /// Mapping those segments to Byte mode keeps every UTF-8 text exact.
 pub fn encode_bits(data: &[u8]) -> Result<Bits, QrError> {
+    let (segments, version, _) = optimal_segments(data)?;
+    let mut bits = Bits::new(version);
+    bits.push_segments(data, segments.into_iter())
+        .and_then(|()| bits.push_terminator(EC_LEVEL))
+        .map_err(|_| QrError::EncodingFailed)?;
+    Ok(bits)
+}
+
+/// `encode_bits`'s segments, the smallest version that holds them and its
+/// data capacity in bits.
+fn optimal_segments(data: &[u8]) -> Result<(Vec<Segment>, Version, usize), QrError> {
     let segments: Vec<Segment> = Parser::new(data)
         .map(|s| match s.mode {
             Mode::Kanji => Segment {
@@ -329,18 +341,13 @@ pub fn encode_bits(data: &[u8]) -> Result<Bits, QrError> {
         let optimized: Vec<Segment> =
             Optimizer::new(segments.iter().copied(), Version::Normal(last)).collect();
         let bit_len = total_encoded_len(&optimized, Version::Normal(last));
-        let Some(version) = (first..=last).map(Version::Normal).find(|&v| {
-            Bits::new(v)
-                .max_len(EC_LEVEL)
-                .is_ok_and(|cap| cap >= bit_len)
-        }) else {
-            continue;
-        };
-        let mut bits = Bits::new(version);
-        bits.push_segments(data, optimized.into_iter())
-            .and_then(|()| bits.push_terminator(EC_LEVEL))
-            .map_err(|_| QrError::EncodingFailed)?;
-        return Ok(bits);
+        let fits = (first..=last).map(Version::Normal).find_map(|v| {
+            let capacity = Bits::new(v).max_len(EC_LEVEL).ok()?;
+            (capacity >= bit_len).then_some((v, capacity))
+        });
+        if let Some((version, capacity)) = fits {
+            return Ok((optimized, version, capacity));
+        }
     }
     Err(QrError::EncodingFailed)
 }
@@ -357,6 +364,41 @@ mod tests {
         assert!(raw.iter().any(|s| s.mode == Mode::Kanji), "premise");
         let bytes = encode_bits("你好".as_bytes()).unwrap().into_bytes();
         assert_eq!(bytes[0] >> 4, 0b0100, "byte mode indicator");
+    }
+
+    #[test]
+    fn data_codewords_are_the_crates_bits() {
+        // Runs from each mode's alphabet, so segments of every mode (and
+        // Shift-JIS-like pairs turned into bytes) meet and merge.
+        let pools: [&[u8]; 5] = [
+            b"0123456789",
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:",
+            b"abcdefghijklmnopqrstuvwxyz?&=_",
+            "é你😀".as_bytes(),
+            &[0x81, 0x40, 0x9F, 0xFC, 0xE0, 0xEA, 0xA4],
+        ];
+        let mut rng = crate::xorshift(0xDA7A);
+        for len in (1..=600).chain(1..=600) {
+            let mut text = Vec::with_capacity(len);
+            while text.len() < len {
+                let pool = pools[rng() as usize % pools.len()];
+                let run = 1 + rng() as usize % 12;
+                text.extend((0..run).map(|_| pool[rng() as usize % pool.len()]));
+            }
+            text.truncate(len);
+            let ours = segment(&text).map(|d| (d.version, d.words));
+            let crates = encode_bits(&text).map(|bits| {
+                let Version::Normal(v) = bits.version() else {
+                    unreachable!()
+                };
+                (v, bits.into_bytes())
+            });
+            match (ours, crates) {
+                (Ok(ours), Ok(crates)) => assert_eq!(ours, crates, "{text:?}"),
+                (Err(_), Ok((v, _))) => assert!(v > MAX_VERSION, "{text:?}"),
+                (ours, crates) => assert_eq!(ours.is_ok(), crates.is_ok(), "{text:?}"),
+            }
+        }
     }
 
     #[test]
