@@ -1,7 +1,7 @@
 //! Segments to data codewords: mode indicators, character counts, the packed
 //! data, terminator and padding, bit for bit what `qrcode::bits::Bits` writes,
-//! without its per-number bookkeeping (one push per byte of a byte segment
-//! cost it about 40 instructions; here a push is a shift and an OR).
+//! without its per-number bookkeeping (here a push is a shift, an OR and a
+//! byte store).
 
 use qrcode::optimize::Segment;
 use qrcode::types::{Mode, Version};
