@@ -38,11 +38,17 @@ const HASH_BITS: u32 = 10;
 const CHAIN_MIN_BYTE_VALUES: usize = 9;
 const UP_FILTER: u8 = 2;
 
-/// One LZ77 token: a literal byte (`dist == 0`) or a back-reference.
+/// One LZ77 token. Literals mostly come in runs of the new scanlines, kept
+/// as one token each: the parse writes no token per byte, and the coder
+/// reads the bytes straight from the scanlines.
 #[derive(Clone, Copy)]
-struct Token {
-    len_or_byte: u16,
-    dist: u16,
+enum Token {
+    /// `len` bytes of the new scanlines from `at`, as literals.
+    Literals { at: u32, len: u32 },
+    /// A literal of the Up-filter rows, which are not in the new scanlines.
+    Literal(u8),
+    /// `len` bytes equal to those `dist` back.
+    Match { len: u16, dist: u16 },
 }
 
 /// The parser's working memory, kept per thread from call to call: the hot
@@ -71,37 +77,58 @@ pub fn zlib(out: &mut Vec<u8>, image: &Image) {
         match scratch.try_borrow_mut() {
             Ok(mut scratch) => {
                 parse(image, &mut scratch);
-                write_block(out, &scratch.tokens);
+                write_block(out, &scratch.tokens, &image.lines);
             }
             Err(_) => {
                 let mut own = Scratch::default();
                 parse(image, &mut own);
-                write_block(out, &own.tokens);
+                write_block(out, &own.tokens, &image.lines);
             }
         }
     });
     out.extend_from_slice(&adler32(image).to_be_bytes());
 }
 
-/// Adler-32 of the whole scanline stream: the new scanlines summed, each
-/// Up-filter row (2, then `stride - 1` zeros) applied in closed form.
+/// Adler-32 of the whole scanline stream, a line at a time in closed form:
+/// the new scanline from its byte sum and weighted sum, then its Up-filter
+/// rows (2, then `stride - 1` zeros) from the line's `a` alone.
 fn adler32(image: &Image) -> u32 {
     const MOD: u64 = 65_521;
-    let zeros = (image.stride - 1) as u64;
-    let mut sum = adler2::Adler32::new();
-    // Each Up-filter row adds 2 to `a`, then adds the new `a` to `b` once
-    // for its filter byte and once per zero: over n = scale - 1 rows,
-    // a += 2n and b += (1 + zeros) * (n * a + n * (n + 1)).
+    let stride = image.stride as u64;
     let n = (image.scale - 1) as u64;
+    let (mut a, mut b) = (1, 0);
     for line in image.lines.chunks_exact(image.stride) {
-        sum.write_slice(line);
-        let checksum = sum.checksum();
-        let (a, b) = (u64::from(checksum & 0xFFFF), u64::from(checksum >> 16));
-        let b = (b + (1 + zeros) * (n * a + n * (n + 1))) % MOD;
-        let a = (a + u64::from(UP_FILTER) * n) % MOD;
-        sum = adler2::Adler32::from_checksum((b << 16 | a) as u32);
+        // Byte i of the line enters `b` once for each of the stride - i
+        // sums from it to the line's end.
+        let (sum, weighted) = line_sums(line);
+        b += stride * a + weighted;
+        a += sum;
+        // Each Up-filter row adds 2 to `a`, then adds the new `a` to `b` once
+        // per byte: over n rows, a += 2n and b += stride * (n * a + n * (n + 1)).
+        b += stride * (n * a + n * (n + 1));
+        a += u64::from(UP_FILTER) * n;
+        (a, b) = (a % MOD, b % MOD);
     }
-    sum.checksum()
+    (b << 16 | a) as u32
+}
+
+/// The sum of `line`'s bytes and the sum of byte i times `line.len() - i`,
+/// in u32 lanes the compiler vectorises, 4 KiB at a time (no overflow).
+fn line_sums(line: &[u8]) -> (u64, u64) {
+    let (mut sum, mut weighted) = (0u64, 0u64);
+    for (c, chunk) in line.chunks(4096).enumerate() {
+        let len = chunk.len() as u32;
+        let (mut s, mut w) = (0u32, 0u32);
+        for (i, &x) in chunk.iter().enumerate() {
+            s += u32::from(x);
+            w += (len - i as u32) * u32::from(x);
+        }
+        // Bytes after this chunk add to every weight in it.
+        let after = (line.len() - c * 4096 - chunk.len()) as u64;
+        weighted += after * u64::from(s) + u64::from(w);
+        sum += u64::from(s);
+    }
+    (sum, weighted)
 }
 
 /// A hash of a scanline, eight bytes at a time, to find repeated ones quickly.
@@ -180,6 +207,12 @@ fn parse_lz77<const CHAIN: bool>(image: &Image, scratch: &mut Scratch) {
     let shift = usize::BITS - (stride - 1).leading_zeros();
     let column_mask = (1 << shift) - 1;
     tokens.clear();
+    let mut tokens = TokenWriter {
+        tokens,
+        run_at: 0,
+        run_len: 0,
+    };
+    let tokens = &mut tokens;
     // Chain links are 1 + packed position; 0 ends a chain. `prev` needs no
     // clearing: a chain only reaches positions indexed in this call, and
     // indexing one writes its link first.
@@ -298,7 +331,8 @@ fn parse_lz77<const CHAIN: bool>(image: &Image, scratch: &mut Scratch) {
                 }
                 continue;
             } else if up_len > 0 {
-                tokens.extend([literal(UP_FILTER), literal(0)]);
+                tokens.push(Token::Literal(UP_FILTER));
+                tokens.push(Token::Literal(0));
                 push_copy(tokens, stride - 2, 1, |_| 0);
                 push_copy(tokens, up_len - stride, stride, up_byte);
             }
@@ -316,9 +350,7 @@ fn parse_lz77<const CHAIN: bool>(image: &Image, scratch: &mut Scratch) {
             no_match_starts(lines, q, stride, k > 0, scale > 1, in_line)
         };
         let len = if literals > 0 {
-            for &x in &lines[q..q + literals] {
-                tokens.push(literal(x));
-            }
+            tokens.literals(q, literals);
             literals
         } else {
             match search(&head, &prev[..], k, b) {
@@ -327,7 +359,7 @@ fn parse_lz77<const CHAIN: bool>(image: &Image, scratch: &mut Scratch) {
                     len
                 }
                 None => {
-                    tokens.push(literal(lines[q]));
+                    tokens.literals(q, 1);
                     1
                 }
             }
@@ -344,6 +376,7 @@ fn parse_lz77<const CHAIN: bool>(image: &Image, scratch: &mut Scratch) {
             (k, b) = (k + 1, b - block);
         }
     }
+    tokens.flush();
 }
 
 /// How many of the positions from `q` on (at most five) cannot start a
@@ -420,25 +453,58 @@ fn zero_run(data: &[u8], p: usize, limit: usize) -> usize {
     n
 }
 
-fn literal(byte: u8) -> Token {
-    Token {
-        len_or_byte: u16::from(byte),
-        dist: 0,
+/// The token list as the parse writes it. The literal run being gathered
+/// is held back until a token of another kind comes (or `flush`), so that
+/// each literal costs a compare and an add.
+struct TokenWriter<'a> {
+    tokens: &'a mut Vec<Token>,
+    run_at: usize,
+    run_len: usize,
+}
+
+impl TokenWriter<'_> {
+    /// The `len` scanline bytes at `at` as literals.
+    #[inline(always)]
+    fn literals(&mut self, at: usize, len: usize) {
+        // The parse walks the scanlines in order: literals continue the run
+        // unless a token of another kind came between, which flushed it.
+        debug_assert!(self.run_len == 0 || self.run_at + self.run_len == at);
+        if self.run_len == 0 {
+            self.run_at = at;
+        }
+        self.run_len += len;
+    }
+
+    fn push(&mut self, token: Token) {
+        self.flush();
+        self.tokens.push(token);
+    }
+
+    fn flush(&mut self) {
+        if self.run_len > 0 {
+            self.tokens.push(Token::Literals {
+                at: self.run_at as u32,
+                len: self.run_len as u32,
+            });
+            self.run_len = 0;
+        }
     }
 }
 
 /// `len` bytes equal to those `dist` back: a match, or literals (`byte(i)`
 /// is the i-th) when too short for one.
-fn push_copy(tokens: &mut Vec<Token>, len: usize, dist: usize, byte: impl Fn(usize) -> u8) {
+fn push_copy(tokens: &mut TokenWriter, len: usize, dist: usize, byte: impl Fn(usize) -> u8) {
     if len >= MIN_MATCH {
         push_match(tokens, len, dist);
     } else {
-        tokens.extend((0..len).map(|i| literal(byte(i))));
+        for i in 0..len {
+            tokens.push(Token::Literal(byte(i)));
+        }
     }
 }
 
 /// Pushes a match of any length >= 3 as tokens of at most 258 (none under 3).
-fn push_match(tokens: &mut Vec<Token>, mut len: usize, dist: usize) {
+fn push_match(tokens: &mut TokenWriter, mut len: usize, dist: usize) {
     debug_assert!(len >= MIN_MATCH, "match of {len} bytes");
     while len > 0 {
         let take = if len > MAX_MATCH {
@@ -446,8 +512,8 @@ fn push_match(tokens: &mut Vec<Token>, mut len: usize, dist: usize) {
         } else {
             len
         };
-        tokens.push(Token {
-            len_or_byte: take as u16,
+        tokens.push(Token::Match {
+            len: take as u16,
             dist: dist as u16,
         });
         len -= take;
@@ -518,16 +584,24 @@ fn dist_code(dist: u16) -> usize {
     DIST_CODE[if d < 256 { d } else { 256 + (d >> 7) }] as usize
 }
 
-/// Writes `tokens` as one final block with dynamic Huffman codes.
-fn write_block(out: &mut Vec<u8>, tokens: &[Token]) {
+/// Writes `tokens` (whose literal runs are in `lines`) as one final block
+/// with dynamic Huffman codes.
+fn write_block(out: &mut Vec<u8>, tokens: &[Token], lines: &[u8]) {
+    let run = |at: u32, len: u32| &lines[at as usize..][..len as usize];
     let mut lit_freq = [0u32; 286];
     let mut dist_freq = [0u32; 30];
-    for t in tokens {
-        if t.dist == 0 {
-            lit_freq[t.len_or_byte as usize] += 1;
-        } else {
-            lit_freq[257 + length_code(t.len_or_byte)] += 1;
-            dist_freq[dist_code(t.dist)] += 1;
+    for &t in tokens {
+        match t {
+            Token::Literals { at, len } => {
+                for &x in run(at, len) {
+                    lit_freq[x as usize] += 1;
+                }
+            }
+            Token::Literal(x) => lit_freq[x as usize] += 1,
+            Token::Match { len, dist } => {
+                lit_freq[257 + length_code(len)] += 1;
+                dist_freq[dist_code(dist)] += 1;
+            }
         }
     }
     lit_freq[END_OF_BLOCK] = 1;
@@ -574,21 +648,37 @@ fn write_block(out: &mut Vec<u8>, tokens: &[Token]) {
         }
         w.spill();
     }
-    for t in tokens {
-        // Spill only when a token might not fit (a literal is at most 15
-        // bits, a match 48), so runs of short literal codes share one store.
-        if t.dist == 0 {
-            let s = t.len_or_byte as usize;
-            w.make_room(15);
-            w.bits(lit_codes[s], lit_lens[s]);
-        } else {
-            w.make_room(48);
-            let lc = length_code(t.len_or_byte);
-            w.bits(lit_codes[257 + lc], lit_lens[257 + lc]);
-            w.bits(u32::from(t.len_or_byte - LENGTH_BASE[lc]), LENGTH_EXTRA[lc]);
-            let dc = dist_code(t.dist);
-            w.bits(dist_codes[dc], dist_lens[dc]);
-            w.bits(u32::from(t.dist - DIST_BASE[dc]), DIST_EXTRA[dc]);
+    for &t in tokens {
+        // Spill only when the next codes might not fit (a literal is at most
+        // 15 bits, a match 48; after a spill at most 7 bits remain), so that
+        // short literal codes share one store.
+        match t {
+            Token::Literals { at, len } => {
+                let mut threes = run(at, len).chunks_exact(3);
+                for three in &mut threes {
+                    w.make_room(45);
+                    for &x in three {
+                        w.bits(lit_codes[x as usize], lit_lens[x as usize]);
+                    }
+                }
+                for &x in threes.remainder() {
+                    w.make_room(15);
+                    w.bits(lit_codes[x as usize], lit_lens[x as usize]);
+                }
+            }
+            Token::Literal(x) => {
+                w.make_room(15);
+                w.bits(lit_codes[x as usize], lit_lens[x as usize]);
+            }
+            Token::Match { len, dist } => {
+                w.make_room(48);
+                let lc = length_code(len);
+                w.bits(lit_codes[257 + lc], lit_lens[257 + lc]);
+                w.bits(u32::from(len - LENGTH_BASE[lc]), LENGTH_EXTRA[lc]);
+                let dc = dist_code(dist);
+                w.bits(dist_codes[dc], dist_lens[dc]);
+                w.bits(u32::from(dist - DIST_BASE[dc]), DIST_EXTRA[dc]);
+            }
         }
     }
     w.make_room(15);
@@ -617,8 +707,6 @@ fn code_lengths<const N: usize>(freq: &[u32; N], max_len: u8) -> [u8; N] {
 }
 
 fn huffman_lengths<const N: usize>(freq: &[u32; N]) -> [u8; N] {
-    const MAX_NODES: usize = 2 * 286;
-    const { assert!(N <= 286) };
     let mut lens = [0u8; N];
     // (frequency, symbol) packed in one u64 sorts fastest; ties by symbol.
     // Written for every symbol, kept for the used ones: no branch per symbol.
@@ -638,39 +726,68 @@ fn huffman_lengths<const N: usize>(freq: &[u32; N]) -> [u8; N] {
         _ => {}
     }
     keys.sort_unstable();
-    // Two-queue Huffman: leaves in order, merged nodes in creation order.
-    // Node i < n is leaf i; parent[] links every node upwards.
-    let mut weight = [0u32; MAX_NODES];
-    let mut parent = [0u16; MAX_NODES];
-    for (w, &key) in weight.iter_mut().zip(keys.iter()) {
-        *w = (key >> 16) as u32;
+    let mut depths = [0u32; N];
+    for (d, &key) in depths.iter_mut().zip(keys.iter()) {
+        *d = (key >> 16) as u32;
     }
-    // Past the last leaf the leaf queue reads as "infinitely heavy".
-    weight[n] = u32::MAX;
-    let (mut next_leaf, mut next_node, mut nodes) = (0, n + 1, n + 1);
-    for _ in 0..n - 1 {
-        let mut pick = || {
-            let leaf = next_node >= nodes || weight[next_leaf] <= weight[next_node];
-            let node = if leaf { next_leaf } else { next_node };
-            next_leaf += usize::from(leaf);
-            next_node += usize::from(!leaf);
-            node
-        };
-        let (a, b) = (pick(), pick());
-        weight[nodes] = weight[a] + weight[b];
-        parent[a] = nodes as u16;
-        parent[b] = nodes as u16;
-        nodes += 1;
-    }
-    // Depths from the root (the last node) down.
-    let mut depth = [0u8; MAX_NODES];
-    for i in (0..nodes - 1).rev() {
-        depth[i] = depth[parent[i] as usize] + 1;
-    }
-    for (i, &key) in keys.iter().enumerate() {
-        lens[(key & 0xFFFF) as usize] = depth[i];
+    minimum_redundancy(&mut depths[..n]);
+    for (&key, &depth) in keys.iter().zip(depths.iter()) {
+        lens[(key & 0xFFFF) as usize] = depth as u8;
     }
     lens
+}
+
+/// Moffat and Katajainen's in-place Huffman code lengths: `a` holds
+/// ascending weights (at least two) and gets each one's code length, in
+/// one array with no other memory. Ties between a leaf and a merged node
+/// go to the leaf, as in the two-queue method.
+fn minimum_redundancy(a: &mut [u32]) {
+    let n = a.len();
+    // Merge: a[next] becomes the weight of internal node `next`; the
+    // entries behind `root` become their parent's index.
+    a[0] += a[1];
+    let (mut root, mut leaf) = (0, 2);
+    for next in 1..n - 1 {
+        // Each internal node takes two of the lightest leaves or nodes.
+        if leaf >= n || a[root] < a[leaf] {
+            a[next] = a[root];
+            a[root] = next as u32;
+            root += 1;
+        } else {
+            a[next] = a[leaf];
+            leaf += 1;
+        }
+        if leaf >= n || (root < next && a[root] < a[leaf]) {
+            a[next] += a[root];
+            a[root] = next as u32;
+            root += 1;
+        } else {
+            a[next] += a[leaf];
+            leaf += 1;
+        }
+    }
+    // Parents' indices to internal node depths (the root, n - 2, at 0).
+    a[n - 2] = 0;
+    for next in (0..n - 2).rev() {
+        a[next] = a[a[next] as usize] + 1;
+    }
+    // Internal node depths to leaf depths, deepest to the lightest leaves.
+    let (mut available, mut depth) = (1u32, 0);
+    let (mut root, mut next) = (n as isize - 2, n as isize - 1);
+    while available > 0 {
+        let mut used = 0;
+        while root >= 0 && a[root as usize] == depth {
+            used += 1;
+            root -= 1;
+        }
+        while available > used {
+            a[next as usize] = depth;
+            next -= 1;
+            available -= 1;
+        }
+        available = 2 * used;
+        depth += 1;
+    }
 }
 
 /// Canonical codes for `lens`, bit-reversed for deflate's LSB-first order.
@@ -952,9 +1069,53 @@ mod tests {
     }
 
     #[test]
+    fn line_sums_of_long_lines() {
+        let mut rng = xorshift(7);
+        for len in [0, 1, 8, 4095, 4096, 4097, 20_000] {
+            let line: Vec<u8> = (0..len).map(|_| rng() as u8 | 0xF0).collect();
+            let sum = line.iter().map(|&x| u64::from(x)).sum();
+            let weighted = (line.iter().enumerate())
+                .map(|(i, &x)| (len - i) as u64 * u64::from(x))
+                .sum();
+            assert_eq!(line_sums(&line), (sum, weighted), "{len} bytes");
+        }
+    }
+
+    #[test]
     fn repeated_rows_cost_almost_nothing() {
         let line: Vec<u8> = (0..27u8).map(|i| i.wrapping_mul(37)).collect();
         assert!(round_trip(&image(27, 5, line.repeat(40))) < 100);
+    }
+
+    #[test]
+    fn in_place_lengths_are_optimal() {
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+        let mut rng = xorshift(0xC0DE);
+        for case in 0..3000 {
+            let n = 2 + rng() as usize % 300;
+            let spread = [4, 1000, 1 << 20][case % 3];
+            let mut weights: Vec<u32> = (0..n).map(|_| 1 + rng() % spread).collect();
+            weights.sort_unstable();
+            let mut lens = weights.clone();
+            minimum_redundancy(&mut lens);
+            // Optimal: the cost of a Huffman code is the sum of its merges.
+            let mut heap: BinaryHeap<_> = weights.iter().map(|&w| Reverse(u64::from(w))).collect();
+            let mut optimum = 0;
+            while heap.len() > 1 {
+                let (Reverse(a), Reverse(b)) = (heap.pop().unwrap(), heap.pop().unwrap());
+                optimum += a + b;
+                heap.push(Reverse(a + b));
+            }
+            let cost: u64 = (weights.iter().zip(&lens))
+                .map(|(&w, &l)| u64::from(w) * u64::from(l))
+                .sum();
+            assert_eq!(cost, optimum, "case {case}: {weights:?}");
+            // A complete prefix code, its longest codes on the lightest symbols.
+            let kraft: f64 = lens.iter().map(|&l| 0.5f64.powi(l as i32)).sum();
+            assert!((kraft - 1.0).abs() < 1e-12, "case {case}: {lens:?}");
+            assert!(lens.windows(2).all(|w| w[0] >= w[1]), "case {case}");
+        }
     }
 
     #[test]
