@@ -379,13 +379,18 @@ fn parse_lz77<const CHAIN: bool>(image: &Image, scratch: &mut Scratch) {
     tokens.flush();
 }
 
-/// How many of the positions from `q` on (at most five) cannot start a
-/// match of `MIN_USEFUL` bytes that stays in the line, where the candidates
-/// are those `search` tries without the chain: the byte before (a run), the
-/// line above (`above`) and, below a scaled-up row (`zeros`), the zeros of
-/// the Up-filter row. Eight bytes at a time: `q` is never a line's first
-/// byte, and positions with fewer than `MIN_USEFUL` bytes left in the line
-/// (`in_line`) are left to `search`, whose column match may run on past it.
+/// Positions `no_match_starts` settles in one step: those whose first
+/// `MIN_USEFUL` bytes lie in one 16-byte word.
+const WORD_POSITIONS: usize = 16 - (MIN_USEFUL - 1);
+
+/// How many of the positions from `q` on (at most `WORD_POSITIONS`) cannot
+/// start a match of `MIN_USEFUL` bytes that stays in the line, where the
+/// candidates are those `search` tries without the chain: the byte before
+/// (a run), the line above (`above`) and, below a scaled-up row (`zeros`),
+/// the zeros of the Up-filter row. Sixteen bytes at a time: `q` is never a
+/// line's first byte, and positions with fewer than `MIN_USEFUL` bytes left
+/// in the line (`in_line`) are left to `search`, whose column match may run
+/// on past it.
 #[inline(always)]
 fn no_match_starts(
     lines: &[u8],
@@ -395,15 +400,18 @@ fn no_match_starts(
     zeros: bool,
     in_line: usize,
 ) -> usize {
-    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-    if q + 8 > lines.len() || in_line < MIN_USEFUL {
+    const LOW7: u128 = u128::MAX / 0xFF * 0x7F;
+    if q + 16 > lines.len() || in_line < MIN_USEFUL {
         return 0;
     }
-    let word = |i: usize| u64::from_le_bytes(lines[i..i + 8].try_into().unwrap());
+    let word = |i: usize| u128::from_le_bytes(lines[i..i + 16].try_into().unwrap());
     // The top bit of each byte that is zero, exactly (no carries across).
-    let zero_bytes = |v: u64| !(((v & LOW7) + LOW7) | v | LOW7);
+    let zero_bytes = |v: u128| !(((v & LOW7) + LOW7) | v | LOW7);
     // The top bit of byte i where bytes i..i+4 are all zero.
-    let four = |z: u64| z & z >> 8 & z >> 16 & z >> 24;
+    let four = |z: u128| {
+        let pairs = z & z >> 8;
+        pairs & pairs >> 16
+    };
     let here = word(q);
     let mut starts = four(zero_bytes(here ^ word(q - 1)));
     if above {
@@ -412,7 +420,7 @@ fn no_match_starts(
             starts |= four(zero_bytes(here));
         }
     }
-    let positions = (in_line - (MIN_USEFUL - 1)).min(5);
+    let positions = (in_line - (MIN_USEFUL - 1)).min(WORD_POSITIONS);
     let first = (starts.trailing_zeros() / 8) as usize;
     first.min(positions)
 }
@@ -689,8 +697,10 @@ fn write_block(out: &mut Vec<u8>, tokens: &[Token], lines: &[u8]) {
 /// Huffman code lengths for `freq`, none longer than `max_len`. Symbols with
 /// frequency 0 get length 0; a lone symbol gets length 1.
 fn code_lengths<const N: usize>(freq: &[u32; N], max_len: u8) -> [u8; N] {
+    // `max` rather than `all`: no early exit, so it vectorises.
+    let deepest = |lens: &[u8; N]| lens.iter().copied().max().unwrap_or(0);
     let lens = huffman_lengths(freq);
-    if lens.iter().all(|&l| l <= max_len) {
+    if deepest(&lens) <= max_len {
         return lens;
     }
     // Too deep: flatten the distribution and build again (rare).
@@ -700,7 +710,7 @@ fn code_lengths<const N: usize>(freq: &[u32; N], max_len: u8) -> [u8; N] {
             *f = (*f >> 1).max(1);
         }
         let lens = huffman_lengths(&freq);
-        if lens.iter().all(|&l| l <= max_len) {
+        if deepest(&lens) <= max_len {
             return lens;
         }
     }
@@ -793,9 +803,7 @@ fn minimum_redundancy(a: &mut [u32]) {
 /// Canonical codes for `lens`, bit-reversed for deflate's LSB-first order.
 fn canonical_codes<const N: usize>(lens: &[u8; N]) -> [u32; N] {
     let mut count = [0u32; 16];
-    for &l in lens.iter().filter(|&&l| l > 0) {
-        count[l as usize] += 1;
-    }
+    for_each_coded(lens, |_, l| count[l as usize] += 1);
     let mut next = [0u32; 16];
     let mut code = 0;
     for bits in 1..16 {
@@ -803,11 +811,33 @@ fn canonical_codes<const N: usize>(lens: &[u8; N]) -> [u32; N] {
         next[bits] = code;
     }
     let mut codes = [0u32; N];
-    for (s, &l) in lens.iter().enumerate().filter(|(_, &l)| l > 0) {
+    for_each_coded(lens, |s, l| {
         codes[s] = next[l as usize].reverse_bits() >> (32 - l);
         next[l as usize] += 1;
-    }
+    });
     codes
+}
+
+/// Calls `f(symbol, length)` for each symbol with a code, in symbol order.
+/// Unused symbols (most of the literal alphabet here) are skipped eight at
+/// a time.
+#[inline(always)]
+fn for_each_coded(lens: &[u8], mut f: impl FnMut(usize, u8)) {
+    let mut words = lens.chunks_exact(8);
+    for (w, word) in (&mut words).enumerate() {
+        let mut word = u64::from_le_bytes(word.try_into().unwrap());
+        while word != 0 {
+            let byte = word.trailing_zeros() / 8;
+            f(w * 8 + byte as usize, (word >> (byte * 8)) as u8);
+            word &= !(0xFF << (byte * 8));
+        }
+    }
+    let tail = lens.len() - words.remainder().len();
+    for (s, &l) in words.remainder().iter().enumerate() {
+        if l > 0 {
+            f(tail + s, l);
+        }
+    }
 }
 
 /// The code-length sequence with repeats folded into symbols 16, 17 and 18:
@@ -822,7 +852,7 @@ fn run_length_code_lengths(lens: &[u8], out: &mut [(u8, u8)]) -> usize {
     let mut i = 0;
     while i < lens.len() {
         let l = lens[i];
-        let run = lens[i..].iter().take_while(|&&x| x == l).count();
+        let run = 1 + match_len(lens, i + 1, 1, lens.len() - i - 1);
         if l == 0 && run >= 3 {
             let take = run.min(138);
             push(if take >= 11 {
@@ -1056,10 +1086,10 @@ mod tests {
                             || above && word4(p - stride) == word4(p)
                             || above && zeros && word4(p).iter().all(|&x| x == 0)
                     };
-                    let checked = if q + 8 > lines.len() || in_line < MIN_USEFUL {
+                    let checked = if q + 16 > lines.len() || in_line < MIN_USEFUL {
                         0
                     } else {
-                        (in_line - (MIN_USEFUL - 1)).min(5)
+                        (in_line - (MIN_USEFUL - 1)).min(WORD_POSITIONS)
                     };
                     let expected = (q..q + checked).take_while(|&p| !can_start(p)).count();
                     assert_eq!(n, expected, "case {case}, row {k}, byte {b}");
