@@ -9,6 +9,7 @@ const { startTier } = require('./helpers/servers');
 const { send, getFresh, qrcodePath } = require('./helpers/http');
 const { decodeQrPng } = require('./helpers/decode');
 const { childPids, commName, waitFor } = require('./helpers/processes');
+const { socketsWithUnreadBytes } = require('./helpers/sockets');
 
 // Requests each tier runs at once (node-server/tiers/*.js); napi-async is
 // started with 2 libuv threads. The event-loop tiers run none "at once": a
@@ -30,7 +31,8 @@ const LONG_TEXT = (i) => `${i} `.padEnd(500, 'x');
  * turn, which makes the limiter's answer exact instead of a race with the
  * work finishing. libuv accepts one connection per turn, so the connections
  * are opened (and accepted) first; the requests are then written while the
- * server is stopped, and its first epoll batch after SIGCONT holds them all.
+ * server is stopped, and once the kernel holds every one of them in the
+ * server's socket queues, its first epoll batch after SIGCONT holds them all.
  */
 async function getInOneTurn(server, paths) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: paths.length });
@@ -44,7 +46,10 @@ async function getInOneTurn(server, paths) {
     try {
       requests = paths.map((p) => send(server.url, p, agent));
       await Promise.all(requests.map((r) => r.flushed));
-      await new Promise((r) => setTimeout(r, 100)); // loopback delivery
+      // Written is not yet delivered: on a busy machine loopback delivery
+      // can lag, and a request that lands after SIGCONT misses the batch.
+      const port = Number(new URL(server.url).port);
+      await waitFor(() => socketsWithUnreadBytes(port) === paths.length, 10000, 'every request in the server socket queues');
     } finally {
       process.kill(server.child.pid, 'SIGCONT');
     }
@@ -74,10 +79,18 @@ for (const tier of QUEUING_TIERS) {
       const server = await startTier(tier, { args: ['--max-queue', String(maxQueue)], env: { UV_THREADPOOL_SIZE: '2' } });
       try {
         const texts = Array.from({ length: 200 }, (_, i) => LONG_TEXT(i));
-        const responses = await getInOneTurn(server, texts.map(qrcodePath));
         // In one turn nothing finishes: SLOTS requests run, maxQueue wait,
         // every other one is refused (in epoll's order, not the sending order).
         const served = SLOTS[tier] + maxQueue;
+        // On a loaded machine the server now and then reads the burst in two
+        // loop turns (seen with 3 busy loops beside it), a slot frees between
+        // them and more are served. A split only ever adds served requests:
+        // more is tried again, fewer (or more every time) fails.
+        let responses;
+        for (let attempt = 1; attempt <= 3; attempt++) {
+          responses = await getInOneTurn(server, texts.map(qrcodePath));
+          if (responses.filter((r) => r.status === 200).length <= served) break;
+        }
         const ok = responses.map((r, i) => [r, texts[i]]).filter(([r]) => r.status === 200);
         const busy = responses.filter((r) => r.status === 503);
         assert.deepEqual([ok.length, busy.length], [served, texts.length - served], `statuses: ${responses.map((r) => r.status)}`);

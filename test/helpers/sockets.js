@@ -1,0 +1,31 @@
+'use strict';
+
+const fs = require('node:fs');
+
+const ESTABLISHED = '01';
+
+/**
+ * How many established TCP sockets with local port `port` hold bytes the
+ * process has not read yet (Linux /proc/net/tcp{,6}): a server's accepted
+ * connections with a request waiting in the kernel.
+ */
+function socketsWithUnreadBytes(port) {
+  let count = 0;
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text;
+    try {
+      text = fs.readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      // sl local_address rem_address st tx_queue:rx_queue ...
+      const [, local, , state, queues] = line.trim().split(/\s+/);
+      if (state !== ESTABLISHED || parseInt(local.split(':')[1], 16) !== port) continue;
+      if (parseInt(queues.split(':')[1], 16) > 0) count++;
+    }
+  }
+  return count;
+}
+
+module.exports = { socketsWithUnreadBytes };
