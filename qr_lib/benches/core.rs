@@ -11,13 +11,14 @@
 mod baseline;
 #[path = "stage_inputs.rs"]
 mod stage_inputs;
+#[path = "texts.rs"]
+mod texts;
 
 use stage_inputs::{stage_inputs, StageInputs};
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-const FIXTURE: &str = include_str!("../../test/fixtures/texts.json");
 const ROUNDS: usize = 15;
 const ROUND_TIME: Duration = Duration::from_millis(100);
 const STAGE_ROUND_TIME: Duration = Duration::from_millis(20);
@@ -111,36 +112,13 @@ fn stage_times(texts: &[String]) -> Vec<(&'static str, f64)> {
         .collect()
 }
 
-/// `len` bytes of URL-like text starting at `offset` in the ten URLs joined
-/// (the JS bench builds the same texts: bench/core-curve.js).
-fn url_text(urls: &[String], len: usize, offset: usize) -> String {
-    let joined = urls.join(" ");
-    joined.repeat(1 + (offset + len) / joined.len())[offset..offset + len].to_owned()
-}
-
 fn mean_bytes(texts: &[String], f: &dyn Fn(&str) -> Vec<u8>) -> f64 {
     texts.iter().map(|t| f(t).len()).sum::<usize>() as f64 / texts.len() as f64
 }
 
 fn main() {
-    let fixture: serde_json::Value = serde_json::from_str(FIXTURE).unwrap();
-    let strings = |v: &serde_json::Value| -> Vec<String> {
-        let values: Vec<&serde_json::Value> = match v {
-            serde_json::Value::Array(a) => a.iter().collect(),
-            serde_json::Value::Object(o) => o.values().collect(),
-            _ => unreachable!(),
-        };
-        values
-            .iter()
-            .map(|s| s.as_str().unwrap().to_owned())
-            .collect()
-    };
-    let urls = strings(&fixture["urls"]);
-    let all: Vec<String> = urls
-        .iter()
-        .cloned()
-        .chain(strings(&fixture["edge"]))
-        .collect();
+    let urls = texts::urls();
+    let all: Vec<String> = urls.iter().cloned().chain(texts::edge()).collect();
     let long: Vec<String> = all.iter().filter(|t| t.len() >= 510).cloned().collect();
 
     let core = |t: &str| qr_lib::generate_qr_code(t).unwrap();
@@ -186,7 +164,7 @@ fn main() {
     println!("| bytes | us/call | PNG bytes | version |");
     println!("|---:|---:|---:|---:|");
     for len in CURVE_LENGTHS {
-        let texts: Vec<String> = (0..8).map(|i| url_text(&urls, len, 37 * i)).collect();
+        let texts = texts::curve_texts(len);
         let us = per_item(&texts, |t| qr_lib::generate_qr_code(t).unwrap());
         let version = {
             use qr_lib::stages::*;

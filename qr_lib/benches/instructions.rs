@@ -15,13 +15,16 @@
 
 #[path = "stage_inputs.rs"]
 mod stage_inputs;
+// Its cost-curve texts are for the time bench.
+#[path = "texts.rs"]
+#[allow(dead_code)]
+mod texts;
 
 use std::hint::black_box;
 use std::process::Command;
 
 use stage_inputs::stage_inputs;
 
-const FIXTURE: &str = include_str!("../../test/fixtures/texts.json");
 const STAGES: [&str; 8] = [
     "segmentation + data encoding",
     "Reed-Solomon",
@@ -36,23 +39,11 @@ const STAGES: [&str; 8] = [
 const PASSES: u64 = 20;
 
 fn sets() -> Vec<(&'static str, Vec<String>)> {
-    let fixture: serde_json::Value = serde_json::from_str(FIXTURE).unwrap();
-    let strings = |v: &serde_json::Value| -> Vec<String> {
-        match v {
-            serde_json::Value::Array(a) => {
-                a.iter().map(|s| s.as_str().unwrap().to_owned()).collect()
-            }
-            serde_json::Value::Object(o) => {
-                o.values().map(|s| s.as_str().unwrap().to_owned()).collect()
-            }
-            _ => unreachable!(),
-        }
-    };
-    let urls = strings(&fixture["urls"]);
+    let urls = texts::urls();
     let long = urls
         .iter()
         .cloned()
-        .chain(strings(&fixture["edge"]))
+        .chain(texts::edge())
         .filter(|t| t.len() >= 510)
         .collect();
     vec![("ten article URLs", urls), ("510-512 byte texts", long)]

@@ -42,6 +42,7 @@ const UP_FILTER: u8 = 2;
 /// as one token each: the parse writes no token per byte, and the coder
 /// reads the bytes straight from the scanlines.
 #[derive(Clone, Copy)]
+#[cfg_attr(test, derive(PartialEq, Debug))]
 enum Token {
     /// `len` bytes of the new scanlines from `at`, as literals.
     Literals { at: u32, len: u32 },
@@ -150,9 +151,9 @@ fn line_hash(line: &[u8]) -> u64 {
 /// two builds, so that neither pays for the other's branches.
 fn parse(image: &Image, scratch: &mut Scratch) {
     if image.byte_values >= CHAIN_MIN_BYTE_VALUES {
-        parse_lz77::<true>(image, scratch)
+        parse_lz77::<true, true>(image, scratch)
     } else {
-        parse_lz77::<false>(image, scratch)
+        parse_lz77::<false, true>(image, scratch)
     }
 }
 
@@ -165,8 +166,10 @@ fn parse(image: &Image, scratch: &mut Scratch) {
 /// above. A match against the same column of an earlier block runs on
 /// through the Up-filter rows, which are the same after every scanline, and
 /// into the next scanlines for as long as they agree.
-/// The tokens land in `scratch.tokens`.
-fn parse_lz77<const CHAIN: bool>(image: &Image, scratch: &mut Scratch) {
+/// The tokens land in `scratch.tokens`. With `SKIP` the positions where no
+/// match can start are passed over without a search; without, every
+/// position is searched (the slow twin the tests hold it to).
+fn parse_lz77<const CHAIN: bool, const SKIP: bool>(image: &Image, scratch: &mut Scratch) {
     let (stride, scale, lines) = (image.stride, image.scale, &image.lines[..]);
     let rows = lines.len() / stride;
     let block = stride * scale;
@@ -226,8 +229,10 @@ fn parse_lz77<const CHAIN: bool>(image: &Image, scratch: &mut Scratch) {
         prev[packed] = head[h];
         head[h] = packed as u32 + 1;
     };
-    // The longest match at (k, b), nearest first among equals.
-    let search = |head: &[u32], prev: &[u32], k: usize, b: usize| {
+    // The longest match at (k, b), nearest first among equals. Without
+    // `local` only the chain is tried: the caller knows that no run, line
+    // above or zeros match starts there.
+    let search = |head: &[u32], prev: &[u32], k: usize, b: usize, local: bool| {
         let q = k * stride + b;
         let in_line = stride - b;
         // (length, stream distance), longest first, then nearest.
@@ -251,10 +256,10 @@ fn parse_lz77<const CHAIN: bool>(image: &Image, scratch: &mut Scratch) {
         // Every candidate must share the first MIN_USEFUL (4) bytes: one
         // compare rules most out, and the rare survivors are measured.
         let word = word4(q);
-        if b > 0 && word4(q - 1) == word {
+        if local && b > 0 && word4(q - 1) == word {
             consider(&mut best, match_len(lines, q, 1, in_line), 1);
         }
-        if k > 0 {
+        if local && k > 0 {
             if scale > 1 && word == 0 {
                 // The row above in the image is the previous Up-filter row:
                 // zeros after its filter byte, whose last zero precedes us.
@@ -307,7 +312,9 @@ fn parse_lz77<const CHAIN: bool>(image: &Image, scratch: &mut Scratch) {
                         (1..rows - k).take_while(|&t| same(j + t, k + t)).count() + 1,
                     )
                 })
-                .max_by_key(|&(j, count)| (count, j));
+                .max_by_key(|&(j, count)| (count, j))
+                // Lines of one or two bytes at scale 1: too short for a match.
+                .filter(|&(_, count)| count * block >= MIN_MATCH);
             if let Some((j, count)) = repeat {
                 push_match(tokens, count * block, (k - j) * block);
                 k += count;
@@ -340,28 +347,62 @@ fn parse_lz77<const CHAIN: bool>(image: &Image, scratch: &mut Scratch) {
             continue;
         }
 
-        let in_line = stride - b;
+        // Most bytes are literals: the positions where no match can start
+        // are taken in one step (see `no_match_starts`), and with the chain
+        // each of those is only looked up and indexed, not searched.
         let q = k * stride + b;
-        // Without the chain most bytes are literals: the positions where no
-        // match can start are taken in one step (see `no_match_starts`).
-        let literals = if CHAIN || b == 0 {
+        let free = if !SKIP || b == 0 {
             0
         } else {
-            no_match_starts(lines, q, stride, k > 0, scale > 1, in_line)
+            no_match_starts(lines, q, stride, k > 0, scale > 1, stride - b)
         };
-        let len = if literals > 0 {
+        let mut literals = free;
+        if CHAIN {
+            // Up to the first position whose chain holds a candidate with
+            // the same first bytes: `search` measures that one.
+            for n in 0..free {
+                let word = word4(q + n);
+                let h = hash(word);
+                let mut link = head[h];
+                for _ in 0..MAX_PROBES {
+                    if link == 0 {
+                        break;
+                    }
+                    let packed = link as usize - 1;
+                    if word4((packed >> shift) * stride + (packed & column_mask)) == word {
+                        literals = n;
+                        break;
+                    }
+                    link = prev[packed];
+                }
+                if literals == n {
+                    break;
+                }
+                let packed = k << shift | (b + n);
+                prev[packed] = head[h];
+                head[h] = packed as u32 + 1;
+            }
+        }
+        if literals > 0 {
             tokens.literals(q, literals);
-            literals
-        } else {
-            match search(&head, &prev[..], k, b) {
-                Some((len, dist)) => {
-                    push_match(tokens, len, dist);
-                    len
-                }
-                None => {
-                    tokens.literals(q, 1);
-                    1
-                }
+            b += literals;
+            if literals == free {
+                continue;
+            }
+        }
+        // Searched here: a position `no_match_starts` did not settle, or
+        // one it did whose chain has a candidate (then only the chain can
+        // match).
+        let local = literals == free;
+        let (q, in_line) = (k * stride + b, stride - b);
+        let len = match search(&head, &prev[..], k, b, local) {
+            Some((len, dist)) => {
+                push_match(tokens, len, dist);
+                len
+            }
+            None => {
+                tokens.literals(q, 1);
+                1
             }
         };
         // Index the positions just covered that have MIN_USEFUL bytes left
@@ -1095,6 +1136,45 @@ mod tests {
                     assert_eq!(n, expected, "case {case}, row {k}, byte {b}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn skipping_literals_gives_the_tokens_of_searching_every_position() {
+        use crate::raster;
+        use crate::symbol::encode;
+        let tokens = |image: &Image, skip: bool| {
+            let mut scratch = Scratch::default();
+            match (image.byte_values >= CHAIN_MIN_BYTE_VALUES, skip) {
+                (true, true) => parse_lz77::<true, true>(image, &mut scratch),
+                (true, false) => parse_lz77::<true, false>(image, &mut scratch),
+                (false, true) => parse_lz77::<false, true>(image, &mut scratch),
+                (false, false) => parse_lz77::<false, false>(image, &mut scratch),
+            }
+            scratch.tokens
+        };
+        let mut rng = xorshift(0xC4A1);
+        for case in 0..2000 {
+            let image = if case % 2 == 0 {
+                // QR images of every scale, through both parses as they come.
+                let len = 1 + rng() as usize % 512;
+                let text: String = (0..len)
+                    .map(|_| (b'!' + (rng() % 90) as u8) as char)
+                    .collect();
+                raster::image(&encode(text.as_bytes()).unwrap())
+            } else {
+                let (stride, scale, rows) = (
+                    2 + rng() as usize % 70,
+                    1 + rng() as usize % 9,
+                    rng() as usize % 60,
+                );
+                let mut image = image(stride, scale, pixel_art(&mut rng, stride, rows));
+                if case % 4 == 1 {
+                    image.byte_values = 256;
+                }
+                image
+            };
+            assert_eq!(tokens(&image, true), tokens(&image, false), "case {case}");
         }
     }
 
