@@ -205,10 +205,10 @@ fn parse_lz77<const CHAIN: bool, const SKIP: bool>(image: &Image, scratch: &mut 
     };
     let up_byte = |i: usize| if i % stride == 0 { UP_FILTER } else { 0 };
 
-    // Positions in the hash chains are packed as (row << shift | byte), so
-    // that a candidate's row and column come without a division.
-    let shift = usize::BITS - (stride - 1).leading_zeros();
-    let column_mask = (1 << shift) - 1;
+    // Chains hold positions in `lines`: a probe loads its candidate's bytes
+    // straight away. The candidate's row and column are needed only when
+    // those bytes agree.
+    let row_and_column = RowAndColumn::new(stride, lines.len());
     tokens.clear();
     let mut tokens = TokenWriter {
         tokens,
@@ -216,18 +216,18 @@ fn parse_lz77<const CHAIN: bool, const SKIP: bool>(image: &Image, scratch: &mut 
         run_len: 0,
     };
     let tokens = &mut tokens;
-    // Chain links are 1 + packed position; 0 ends a chain. `prev` needs no
+    // Chain links are 1 + position; 0 ends a chain. `prev` needs no
     // clearing: a chain only reaches positions indexed in this call, and
     // indexing one writes its link first.
     let mut head = [0u32; 1 << HASH_BITS];
-    if CHAIN && prev.len() < rows << shift {
-        prev.resize(rows << shift, 0);
+    if CHAIN && prev.len() < lines.len() {
+        prev.resize(lines.len(), 0);
     }
     let index = |head: &mut [u32], prev: &mut [u32], k: usize, b: usize| {
         let h = hash(word4(k * stride + b));
-        let packed = k << shift | b;
-        prev[packed] = head[h];
-        head[h] = packed as u32 + 1;
+        let q = k * stride + b;
+        prev[q] = head[h];
+        head[h] = q as u32 + 1;
     };
     // The longest match at (k, b), nearest first among equals. Without
     // `local` only the chain is tried: the caller knows that no run, line
@@ -283,10 +283,9 @@ fn parse_lz77<const CHAIN: bool, const SKIP: bool>(image: &Image, scratch: &mut 
             if link == 0 {
                 break;
             }
-            let packed = link as usize - 1;
-            let (j, oc) = (packed >> shift, packed & column_mask);
-            let c = j * stride + oc;
+            let c = link as usize - 1;
             if word4(c) == word {
+                let (j, oc) = row_and_column.of(c);
                 if oc == b {
                     consider(&mut best, column_match(j, k, b), (k - j) * block);
                 } else {
@@ -294,7 +293,7 @@ fn parse_lz77<const CHAIN: bool, const SKIP: bool>(image: &Image, scratch: &mut 
                     consider(&mut best, len, (k - j) * block + b - oc);
                 }
             }
-            link = prev[packed];
+            link = prev[c];
         }
         best
     };
@@ -368,19 +367,18 @@ fn parse_lz77<const CHAIN: bool, const SKIP: bool>(image: &Image, scratch: &mut 
                     if link == 0 {
                         break;
                     }
-                    let packed = link as usize - 1;
-                    if word4((packed >> shift) * stride + (packed & column_mask)) == word {
+                    let c = link as usize - 1;
+                    if word4(c) == word {
                         literals = n;
                         break;
                     }
-                    link = prev[packed];
+                    link = prev[c];
                 }
                 if literals == n {
                     break;
                 }
-                let packed = k << shift | (b + n);
-                prev[packed] = head[h];
-                head[h] = packed as u32 + 1;
+                prev[q + n] = head[h];
+                head[h] = (q + n) as u32 + 1;
             }
         }
         if literals > 0 {
@@ -418,6 +416,33 @@ fn parse_lz77<const CHAIN: bool, const SKIP: bool>(image: &Image, scratch: &mut 
         }
     }
     tokens.flush();
+}
+
+/// Position to (row, column) for one stride, as a multiply by the
+/// reciprocal rather than a division.
+struct RowAndColumn {
+    stride: usize,
+    reciprocal: u64,
+}
+
+impl RowAndColumn {
+    /// Exact below 2^16 (a QR image's new scanlines are a few kilobytes):
+    /// with `r = ceil(2^32 / stride)`, `c * r / 2^32` errs by less than
+    /// `c / 2^32`, too little to reach the next integer.
+    fn new(stride: usize, len: usize) -> Self {
+        assert!(
+            stride < 1 << 16 && len <= 1 << 16,
+            "image too large for the parse"
+        );
+        let reciprocal = u64::from(u32::MAX) / stride as u64 + 1;
+        Self { stride, reciprocal }
+    }
+
+    #[inline(always)]
+    fn of(&self, c: usize) -> (usize, usize) {
+        let row = ((c as u64 * self.reciprocal) >> 32) as usize;
+        (row, c - row * self.stride)
+    }
 }
 
 /// Positions `no_match_starts` settles in one step: those whose first
@@ -976,6 +1001,16 @@ impl<'a> BitWriter<'a> {
 mod tests {
     use super::*;
     use crate::xorshift;
+
+    #[test]
+    fn row_and_column_divides_exactly() {
+        for stride in (1..=300).chain([4095, 4096, 40_000, 65_535]) {
+            let split = RowAndColumn::new(stride, 1 << 16);
+            for c in 0..1 << 16 {
+                assert_eq!(split.of(c), (c / stride, c % stride), "{c} / {stride}");
+            }
+        }
+    }
 
     /// The PNG scanline stream `image` stands for.
     fn expand(image: &Image) -> Vec<u8> {
