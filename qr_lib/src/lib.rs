@@ -11,6 +11,7 @@ mod mask;
 mod png;
 mod raster;
 mod reed_solomon;
+mod segments;
 mod symbol;
 
 pub use error::QrError;

@@ -20,6 +20,7 @@ use crate::data_bits;
 use crate::mask;
 use crate::raster::QUIET_ZONE_MODULES;
 use crate::reed_solomon;
+use crate::segments;
 use crate::QrError;
 
 const EC_LEVEL: EcLevel = EcLevel::L;
@@ -82,7 +83,7 @@ pub struct DataCodewords {
 
 /// The segmentation and data-encoding stage.
 pub fn segment(data: &[u8]) -> Result<DataCodewords, QrError> {
-    let (segments, version, capacity_bits) = optimal_segments(data)?;
+    let (segments, version, capacity_bits) = optimal_segments(segments::parse(data))?;
     match version {
         Version::Normal(number) if number <= MAX_VERSION => Ok(DataCodewords {
             version: number,
@@ -114,22 +115,27 @@ pub struct Placed {
 }
 
 /// The placement stage: codeword bits, most significant first, along the
-/// zigzag path.
+/// zigzag path. Each bit goes straight to its place from the version's
+/// table (see `Template::bit_places`): no path walk, no per-row bookkeeping.
 pub fn place(codewords: &Codewords) -> Placed {
     let template = template(codewords.version);
-    let mut rows = vec![0u128; template.width];
-    // Eight path entries per codeword; remainder bits past the last stay light.
-    let codewords_and_paths = codewords.words.iter().zip(template.data_path.chunks(8));
-    for ((&word, path), &block) in codewords_and_paths.zip(&template.blocks) {
-        match block {
-            Some(block) => block.place(word, &mut rows),
-            None => {
-                for (i, &(x, y)) in path.iter().enumerate() {
-                    rows[y as usize] |= u128::from(word >> (7 - i) & 1) << x;
-                }
-            }
+    // Two halves per row of a u128-wide symbol: the mask keeps every index
+    // in bounds, so the compiler drops the bounds checks.
+    let mut halves = [0u64; 2 * 128];
+    // Eight places per codeword; remainder bits past the last stay light.
+    for (&word, places) in codewords
+        .words
+        .iter()
+        .zip(template.bit_places.chunks_exact(8))
+    {
+        for (i, &place) in places.iter().enumerate() {
+            halves[usize::from(place >> 6) & 255] |= u64::from(word >> (7 - i) & 1) << (place & 63);
         }
     }
+    let rows = halves[..2 * template.width]
+        .chunks_exact(2)
+        .map(|h| u128::from(h[0]) | u128::from(h[1]) << 64)
+        .collect();
     Placed {
         version: codewords.version,
         rows,
@@ -159,65 +165,11 @@ struct Template {
     /// For each mask, in `MASKS` order: the symbol of an all-zero data stream.
     masked: Vec<Vec<u128>>,
     /// Data module coordinates (x, y), in the order bits are placed.
+    #[cfg(test)]
     data_path: Vec<(u8, u8)>,
-    /// For each codeword's eight path entries: the 2x4 block most of them
-    /// fill, placed two bits at a time; `None` where the path turns or skips
-    /// a function pattern inside the codeword.
-    blocks: Vec<Option<CodewordBlock>>,
-}
-
-/// Where a codeword's eight bits go when they fill two adjacent columns,
-/// `x + 1` then `x` in each row, in rows `y`, `y + step`, ... (`step` is -1
-/// going up, 1 going down). With `phase` 1 the codeword starts on the left
-/// column, so it spans five rows: one bit, three pairs, one bit.
-#[derive(Clone, Copy)]
-struct CodewordBlock {
-    x: u8,
-    y: u8,
-    step: i8,
-    phase: u8,
-}
-
-impl CodewordBlock {
-    /// The block `path` (one codeword's entries) fills, if it is one.
-    fn of(path: &[(u8, u8)]) -> Option<Self> {
-        let &[(x0, y0), (x1, y1), (_, y2), ..] = path else {
-            return None;
-        };
-        let block = if x0 == x1 + 1 && y0 == y1 {
-            CodewordBlock {
-                x: x1,
-                y: y0,
-                step: y2 as i8 - y0 as i8,
-                phase: 0,
-            }
-        } else {
-            CodewordBlock {
-                x: x0,
-                y: y0,
-                step: y1 as i8 - y0 as i8,
-                phase: 1,
-            }
-        };
-        let row = |r: i16| (i16::from(block.y) + i16::from(block.step) * r) as u8;
-        let expected = (0..5)
-            .flat_map(|r| [(block.x + 1, row(r)), (block.x, row(r))])
-            .skip(block.phase.into())
-            .take(8);
-        let fits = block.step.abs() == 1 && path.len() == 8 && expected.eq(path.iter().copied());
-        fits.then_some(block)
-    }
-
-    /// ORs `word` into `rows`: each row's two bits in one go.
-    fn place(self, word: u8, rows: &mut [u128]) {
-        // With phase 1 a zero bit pads each end, so every row takes a pair.
-        let bits = u16::from(word) << self.phase;
-        let top = 6 + 2 * usize::from(self.phase);
-        for r in 0..4 + usize::from(self.phase) {
-            let row = (self.y as isize + self.step as isize * r as isize) as usize;
-            rows[row] |= u128::from(bits >> (top - 2 * r) & 3) << self.x;
-        }
-    }
+    /// The same, as bit numbers in the rows taken as pairs of u64 halves,
+    /// low half first: `128 * y + x`.
+    bit_places: Vec<u16>,
 }
 
 fn template(number: i16) -> &'static Template {
@@ -251,12 +203,16 @@ fn build_template(version: Version) -> Template {
         .filter(|&(x, y)| canvas.get(x, y) == Module::Empty)
         .map(|(x, y)| (x as u8, y as u8))
         .collect();
-    let blocks = data_path.chunks(8).map(CodewordBlock::of).collect();
+    let bit_places = data_path
+        .iter()
+        .map(|&(x, y)| 128 * u16::from(y) + u16::from(x))
+        .collect();
     Template {
         width: width as usize,
         masked,
+        #[cfg(test)]
         data_path,
-        blocks,
+        bit_places,
     }
 }
 
@@ -315,7 +271,7 @@ impl Iterator for DataPath {
 /// most CJK text in UTF-8 does, and decoders then return different text.
 /// Mapping those segments to Byte mode keeps every UTF-8 text exact.
 pub fn encode_bits(data: &[u8]) -> Result<Bits, QrError> {
-    let (segments, version, _) = optimal_segments(data)?;
+    let (segments, version, _) = optimal_segments(crate_segments(data))?;
     let mut bits = Bits::new(version);
     bits.push_segments(data, segments.into_iter())
         .and_then(|()| bits.push_terminator(EC_LEVEL))
@@ -323,10 +279,10 @@ pub fn encode_bits(data: &[u8]) -> Result<Bits, QrError> {
     Ok(bits)
 }
 
-/// `encode_bits`'s segments, the smallest version that holds them and its
-/// data capacity in bits.
-fn optimal_segments(data: &[u8]) -> Result<(Vec<Segment>, Version, usize), QrError> {
-    let segments: Vec<Segment> = Parser::new(data)
+/// The crate's `Parser` segments, Kanji as Byte: the reference that
+/// `segments::parse` (the hot path's) is held to.
+pub(crate) fn crate_segments(data: &[u8]) -> Vec<Segment> {
+    Parser::new(data)
         .map(|s| match s.mode {
             Mode::Kanji => Segment {
                 mode: Mode::Byte,
@@ -334,7 +290,12 @@ fn optimal_segments(data: &[u8]) -> Result<(Vec<Segment>, Version, usize), QrErr
             },
             _ => s,
         })
-        .collect();
+        .collect()
+}
+
+/// The parsed `segments` merged as `encode_auto` does, the smallest version
+/// that holds them and its data capacity in bits.
+fn optimal_segments(segments: Vec<Segment>) -> Result<(Vec<Segment>, Version, usize), QrError> {
     // Character-count field widths change at versions 10 and 27, so the
     // segmentation is optimised once per range, as `encode_auto` does.
     for (first, last) in [(1, 9), (10, 26), (27, 40)] {
@@ -441,7 +402,7 @@ mod tests {
     }
 
     #[test]
-    fn block_placement_equals_bit_by_bit_on_every_version() {
+    fn placement_follows_the_data_path_on_every_version() {
         let mut rng = crate::xorshift(0x2545_F491);
         for number in 1..=MAX_VERSION {
             let t = template(number);
@@ -456,9 +417,6 @@ mod tests {
                 words,
             });
             assert!(placed.rows == expected, "v{number}");
-            // Most codewords take the two-bits-a-row path.
-            let blocks = t.blocks.iter().filter(|b| b.is_some()).count();
-            assert!(blocks * 2 > codewords, "v{number}: {blocks} of {codewords}");
         }
     }
 
