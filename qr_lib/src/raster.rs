@@ -47,6 +47,7 @@ pub fn image(symbol: &Symbol) -> Image {
         table: spread,
         byte_values,
     } = spread(scale);
+    let groups = row_bytes.div_ceil(scale);
     // Eight spare bytes at the end: each group of eight modules is stored
     // as a whole u64, whose bytes past its own `scale` are overwritten by
     // the next group, or by the next line's filter byte.
@@ -56,14 +57,15 @@ pub fn image(symbol: &Symbol) -> Image {
             Some(sy) if sy < symbol.width => symbol.rows[sy] << quiet,
             _ => 0,
         };
-        let start = y * stride;
-        lines[start] = 0; // filter: none
-                          // Eight modules are 8 * scale pixel bits: exactly `scale` bytes.
-                          // Bits past the last module are light (padding past the image
-                          // width, which decoders ignore).
-        for (group, at) in (start + 1..start + stride).step_by(scale).enumerate() {
-            let bits = spread[(row >> (8 * group)) as u8 as usize] << (64 - 8 * scale);
-            lines[at..at + 8].copy_from_slice(&bits.to_be_bytes());
+        // Filter: none. (The last group of the line above may have spilt
+        // its padding here.)
+        lines[y * stride] = 0;
+        // Eight modules are 8 * scale pixel bits: exactly `scale` bytes.
+        // Bits past the last module are light (padding past the image
+        // width, which decoders ignore).
+        let line = &mut lines[y * stride + 1..][..(groups - 1) * scale + 8];
+        for (i, &group) in row.to_le_bytes()[..groups].iter().enumerate() {
+            line[i * scale..][..8].copy_from_slice(&spread[usize::from(group)]);
         }
     }
     lines.truncate(stride * modules);
@@ -78,8 +80,9 @@ pub fn image(symbol: &Symbol) -> Image {
 
 struct Spread {
     /// For each byte of eight modules (bit `i` set = module `i` dark): their
-    /// `8 * scale` pixel bits in the low bits, first module on top, 1 = light.
-    table: [u64; 256],
+    /// `8 * scale` pixel bits, first module in the top bit of the first
+    /// byte, 1 = light, as the bytes to store (the rest zero).
+    table: [[u8; 8]; 256],
     /// How many distinct bytes those pixel bits hold.
     byte_values: usize,
 }
@@ -89,15 +92,16 @@ fn spread(scale: usize) -> &'static Spread {
     static TABLES: [OnceLock<Box<Spread>>; 9] = [const { OnceLock::new() }; 9];
     TABLES[scale].get_or_init(|| {
         let light = (1u64 << scale) - 1;
-        let table: [u64; 256] = std::array::from_fn(|byte| {
-            (0..8).fold(0, |acc, i| {
+        let table: [[u8; 8]; 256] = std::array::from_fn(|byte| {
+            let bits = (0..8).fold(0, |acc, i| {
                 let dark = byte >> i & 1 == 1;
                 acc << scale | if dark { 0 } else { light }
-            })
+            });
+            (bits << (64 - 8 * scale)).to_be_bytes()
         });
         let mut seen = [false; 256];
-        for bits in table {
-            for &b in &bits.to_le_bytes()[..scale] {
+        for bytes in table {
+            for &b in &bytes[..scale] {
                 seen[b as usize] = true;
             }
         }
