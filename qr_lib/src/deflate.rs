@@ -23,7 +23,8 @@ use crate::raster::Image;
 const MIN_MATCH: usize = 3;
 const MAX_MATCH: usize = 258;
 const WINDOW: usize = 32 * 1024;
-/// Hash-chain candidates tried per position.
+/// Hash-chain candidates tried per position: the two newest with the same
+/// hash, which a hash bucket of two links holds.
 const MAX_PROBES: usize = 2;
 /// Shorter matches cost more bits than their literals in these images
 /// (whose literals come from a small alphabet, so their codes are short).
@@ -54,11 +55,22 @@ enum Token {
 
 /// The parser's working memory, kept per thread from call to call: the hot
 /// path allocates nothing once a thread has encoded its largest image.
-#[derive(Default)]
 struct Scratch {
     hashes: Vec<u64>,
-    prev: Vec<u32>,
     tokens: Vec<Token>,
+    /// The hash chains (see `parse_lz77`), cleared only by the parse that
+    /// uses them.
+    buckets: Box<[u64; 1 << HASH_BITS]>,
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Self {
+            hashes: Vec::new(),
+            tokens: Vec::new(),
+            buckets: Box::new([0; 1 << HASH_BITS]),
+        }
+    }
 }
 
 thread_local! {
@@ -176,8 +188,8 @@ fn parse_lz77<const CHAIN: bool, const SKIP: bool>(image: &Image, scratch: &mut 
     let up_len = block - stride;
     let Scratch {
         hashes,
-        prev,
         tokens,
+        buckets,
     } = scratch;
     hashes.clear();
     hashes.extend(lines.chunks_exact(stride).map(line_hash));
@@ -216,23 +228,21 @@ fn parse_lz77<const CHAIN: bool, const SKIP: bool>(image: &Image, scratch: &mut 
         run_len: 0,
     };
     let tokens = &mut tokens;
-    // Chain links are 1 + position; 0 ends a chain. `prev` needs no
-    // clearing: a chain only reaches positions indexed in this call, and
-    // indexing one writes its link first.
-    let mut head = [0u32; 1 << HASH_BITS];
-    if CHAIN && prev.len() < lines.len() {
-        prev.resize(lines.len(), 0);
+    // Each hash's chain, cut to its `MAX_PROBES` (2) newest links: the low
+    // half of a bucket is the newest, the high half the one before. A link
+    // is 1 + position; 0 is none.
+    let buckets = &mut **buckets;
+    if CHAIN {
+        buckets.fill(0);
     }
-    let index = |head: &mut [u32], prev: &mut [u32], k: usize, b: usize| {
-        let h = hash(word4(k * stride + b));
-        let q = k * stride + b;
-        prev[q] = head[h];
-        head[h] = q as u32 + 1;
+    let links = |bucket: u64| -> [u32; MAX_PROBES] { [bucket as u32, (bucket >> 32) as u32] };
+    let index = |buckets: &mut [u64], q: usize, h: usize| {
+        buckets[h] = buckets[h] << 32 | (q as u64 + 1);
     };
     // The longest match at (k, b), nearest first among equals. Without
     // `local` only the chain is tried: the caller knows that no run, line
     // above or zeros match starts there.
-    let search = |head: &[u32], prev: &[u32], k: usize, b: usize, local: bool| {
+    let search = |buckets: &[u64], k: usize, b: usize, local: bool| {
         let q = k * stride + b;
         let in_line = stride - b;
         // (length, stream distance), longest first, then nearest.
@@ -278,8 +288,7 @@ fn parse_lz77<const CHAIN: bool, const SKIP: bool>(image: &Image, scratch: &mut 
         if !CHAIN {
             return best;
         }
-        let mut link = head[hash(word)];
-        for _ in 0..MAX_PROBES {
+        for link in links(buckets[hash(word)]) {
             if link == 0 {
                 break;
             }
@@ -293,7 +302,6 @@ fn parse_lz77<const CHAIN: bool, const SKIP: bool>(image: &Image, scratch: &mut 
                     consider(&mut best, len, (k - j) * block + b - oc);
                 }
             }
-            link = prev[c];
         }
         best
     };
@@ -362,23 +370,19 @@ fn parse_lz77<const CHAIN: bool, const SKIP: bool>(image: &Image, scratch: &mut 
             for n in 0..free {
                 let word = word4(q + n);
                 let h = hash(word);
-                let mut link = head[h];
-                for _ in 0..MAX_PROBES {
+                for link in links(buckets[h]) {
                     if link == 0 {
                         break;
                     }
-                    let c = link as usize - 1;
-                    if word4(c) == word {
+                    if word4(link as usize - 1) == word {
                         literals = n;
                         break;
                     }
-                    link = prev[c];
                 }
                 if literals == n {
                     break;
                 }
-                prev[q + n] = head[h];
-                head[h] = (q + n) as u32 + 1;
+                index(buckets, q + n, h);
             }
         }
         if literals > 0 {
@@ -393,7 +397,7 @@ fn parse_lz77<const CHAIN: bool, const SKIP: bool>(image: &Image, scratch: &mut 
         // match).
         let local = literals == free;
         let (q, in_line) = (k * stride + b, stride - b);
-        let len = match search(&head, &prev[..], k, b, local) {
+        let len = match search(buckets, k, b, local) {
             Some((len, dist)) => {
                 push_match(tokens, len, dist);
                 len
@@ -407,7 +411,8 @@ fn parse_lz77<const CHAIN: bool, const SKIP: bool>(image: &Image, scratch: &mut 
         // in their line.
         if CHAIN {
             for p in b..b + len.min(in_line.saturating_sub(MIN_USEFUL - 1)) {
-                index(&mut head, &mut prev[..], k, p);
+                let q = k * stride + p;
+                index(buckets, q, hash(word4(q)));
             }
         }
         b += len;
