@@ -6,10 +6,11 @@
 //! crate exactly, quirks included (its balance rule and finder-pattern rule
 //! differ from ISO 18004), so the chosen mask is the crate's.
 
-use std::ops::{BitAnd, BitOr, BitXor, Not, Shl, Shr};
+use std::ops::{Add, AddAssign, BitAnd, BitOr, BitXor, Mul, Not, Shl, Shr};
 
 /// A packed row: `u64` for symbols up to 64 modules wide (version 11), `u128`
-/// above; the rules below are the same shifts and ANDs on either.
+/// above; the rules below are the same shifts and ANDs on either. (On x86-64,
+/// SSE2 rows: see `sse2_row`.)
 pub trait Row:
     Copy
     + Eq
@@ -20,15 +21,43 @@ pub trait Row:
     + Shl<usize, Output = Self>
     + Shr<usize, Output = Self>
 {
+    /// The penalty of each candidate the row holds.
+    type Score: Score;
     fn zero() -> Self;
     /// The low `n` bits set.
     fn low_bits(n: usize) -> Self;
-    fn count(self) -> u32;
+    /// Set bits, per candidate.
+    fn count(self) -> Self::Score;
+}
+
+/// Penalty totals, one per candidate in a row: `u32` for one.
+pub trait Score: Copy + Add<Output = Self> + AddAssign + Mul<u32, Output = Self> {
+    fn zero() -> Self;
+    /// Every candidate's total is at least `bound`.
+    fn reaches(self, bound: u32) -> bool;
+    /// The crate's balance rule, from each candidate's dark-module count.
+    fn balance(dark: Self, modules: u32) -> Self;
+}
+
+impl Score for u32 {
+    #[inline(always)]
+    fn zero() -> Self {
+        0
+    }
+    #[inline(always)]
+    fn reaches(self, bound: u32) -> bool {
+        self >= bound
+    }
+    #[inline(always)]
+    fn balance(dark: Self, modules: u32) -> Self {
+        (dark * 200 / modules).abs_diff(100)
+    }
 }
 
 macro_rules! impl_row {
     ($($t:ty),*) => {$(
         impl Row for $t {
+            type Score = u32;
             #[inline(always)]
             fn zero() -> Self {
                 0
@@ -48,23 +77,30 @@ macro_rules! impl_row {
 impl_row!(u64, u128);
 
 #[cfg(target_arch = "x86_64")]
-use sse2_row::SplitRow;
+use sse2_row::{PairRow, SplitRow};
 
-/// Rows of 65 to `SplitRow::MAX_WIDTH` modules in one SSE2 register, as two
-/// overlapping 64-module windows: the low lane holds modules 0-63, the high
-/// lane modules 50-113. Every rule looks at most 4 modules left and 10 right
-/// of the module it scores, so a shift within each lane is exact for the
-/// modules a lane counts: 0-53 in the low lane, 54 on in the high one. A
-/// `u128` shift costs two instructions and two registers, a lane shift
-/// one: this is the `u128` rules at about half the instructions, on every
-/// x86-64 (SSE2 is in its baseline). The `u128` rows are its scalar twin,
-/// held equal by the tests.
+/// SSE2 rows: two 64-bit lanes in one register, where a shift moves each
+/// lane on its own (one instruction, where a `u128` shift takes two and two
+/// registers). SSE2 is in every x86-64 CPU's baseline.
+///
+/// - `PairRow`: two candidates of up to 64 modules side by side, scored in
+///   one pass (the `u64` rows are its scalar twin).
+/// - `SplitRow`: one row of 65 to `SplitRow::MAX_WIDTH` modules as two
+///   overlapping 64-module windows, modules 0-63 in the low lane and 50-113
+///   in the high one. Every rule looks at most 4 modules left and 10 right
+///   of the module it scores, so a lane's shifts are exact for the modules
+///   it counts: 0-53 in the low lane, 54 on in the high one (the `u128`
+///   rows are its scalar twin).
+///
+/// The tests hold both to their twins and to per-module naive rules.
 #[cfg(target_arch = "x86_64")]
 mod sse2_row {
     use std::arch::x86_64::*;
-    use std::ops::{BitAnd, BitOr, BitXor, Not, Shl, Shr};
+    use std::ops::{Add, AddAssign, BitAnd, BitOr, BitXor, Mul, Not, Shl, Shr};
 
-    /// The first module of the high lane.
+    use super::{Row, Score};
+
+    /// The first module of `SplitRow`'s high lane.
     const HIGH_START: usize = 50;
     /// The first module the high lane counts: the low lane counts those
     /// before, which have their 10 modules on the right within it.
@@ -73,68 +109,102 @@ mod sse2_row {
     #[derive(Clone, Copy)]
     pub struct SplitRow(__m128i);
 
+    #[derive(Clone, Copy)]
+    pub struct PairRow(__m128i);
+
+    #[inline(always)]
+    fn lanes(low: u64, high: u64) -> __m128i {
+        // SAFETY (here and below): SSE2 is in every x86-64 CPU.
+        unsafe { _mm_set_epi64x(high as i64, low as i64) }
+    }
+
+    #[inline(always)]
+    fn lane_counts(v: __m128i) -> (u32, u32) {
+        let (low, high) = unsafe {
+            (
+                _mm_cvtsi128_si64(v),
+                _mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v)),
+            )
+        };
+        ((low as u64).count_ones(), (high as u64).count_ones())
+    }
+
     impl SplitRow {
         /// The widest row whose every module lies in a lane.
         pub const MAX_WIDTH: usize = HIGH_START + 64;
 
         #[inline(always)]
-        fn lanes(low: u64, high: u64) -> Self {
-            // SAFETY (here and below): SSE2 is in every x86-64 CPU.
-            Self(unsafe { _mm_set_epi64x(high as i64, low as i64) })
-        }
-
-        #[inline(always)]
         pub fn from_row(row: u128) -> Self {
-            Self::lanes(row as u64, (row >> HIGH_START) as u64)
+            Self(lanes(row as u64, (row >> HIGH_START) as u64))
         }
     }
 
-    impl PartialEq for SplitRow {
+    impl PairRow {
         #[inline(always)]
-        fn eq(&self, other: &Self) -> bool {
-            unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(self.0, other.0)) == 0xFFFF }
+        pub fn from_rows(first: u64, second: u64) -> Self {
+            Self(lanes(first, second))
         }
     }
-    impl Eq for SplitRow {}
 
+    /// The bit operations, lane by lane, for both row types.
     macro_rules! lanewise {
-        ($($trait:ident $method:ident $intrinsic:ident),*) => {$(
-            impl $trait for SplitRow {
+        ($($row:ident),*) => {$(
+            impl PartialEq for $row {
+                #[inline(always)]
+                fn eq(&self, other: &Self) -> bool {
+                    unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(self.0, other.0)) == 0xFFFF }
+                }
+            }
+            impl Eq for $row {}
+            impl BitAnd for $row {
                 type Output = Self;
                 #[inline(always)]
-                fn $method(self, other: Self) -> Self {
-                    Self(unsafe { $intrinsic(self.0, other.0) })
+                fn bitand(self, other: Self) -> Self {
+                    Self(unsafe { _mm_and_si128(self.0, other.0) })
+                }
+            }
+            impl BitOr for $row {
+                type Output = Self;
+                #[inline(always)]
+                fn bitor(self, other: Self) -> Self {
+                    Self(unsafe { _mm_or_si128(self.0, other.0) })
+                }
+            }
+            impl BitXor for $row {
+                type Output = Self;
+                #[inline(always)]
+                fn bitxor(self, other: Self) -> Self {
+                    Self(unsafe { _mm_xor_si128(self.0, other.0) })
+                }
+            }
+            impl Not for $row {
+                type Output = Self;
+                #[inline(always)]
+                fn not(self) -> Self {
+                    Self(unsafe { _mm_xor_si128(self.0, _mm_set1_epi32(-1)) })
+                }
+            }
+            impl Shl<usize> for $row {
+                type Output = Self;
+                #[inline(always)]
+                fn shl(self, n: usize) -> Self {
+                    Self(unsafe { _mm_sll_epi64(self.0, _mm_cvtsi32_si128(n as i32)) })
+                }
+            }
+            impl Shr<usize> for $row {
+                type Output = Self;
+                #[inline(always)]
+                fn shr(self, n: usize) -> Self {
+                    Self(unsafe { _mm_srl_epi64(self.0, _mm_cvtsi32_si128(n as i32)) })
                 }
             }
         )*};
     }
-    lanewise!(BitAnd bitand _mm_and_si128, BitOr bitor _mm_or_si128, BitXor bitxor _mm_xor_si128);
+    lanewise!(SplitRow, PairRow);
 
-    impl Not for SplitRow {
-        type Output = Self;
-        #[inline(always)]
-        fn not(self) -> Self {
-            Self(unsafe { _mm_xor_si128(self.0, _mm_set1_epi32(-1)) })
-        }
-    }
+    impl Row for SplitRow {
+        type Score = u32;
 
-    impl Shl<usize> for SplitRow {
-        type Output = Self;
-        #[inline(always)]
-        fn shl(self, n: usize) -> Self {
-            Self(unsafe { _mm_sll_epi64(self.0, _mm_cvtsi32_si128(n as i32)) })
-        }
-    }
-
-    impl Shr<usize> for SplitRow {
-        type Output = Self;
-        #[inline(always)]
-        fn shr(self, n: usize) -> Self {
-            Self(unsafe { _mm_srl_epi64(self.0, _mm_cvtsi32_si128(n as i32)) })
-        }
-    }
-
-    impl super::Row for SplitRow {
         #[inline(always)]
         fn zero() -> Self {
             Self(unsafe { _mm_setzero_si128() })
@@ -142,27 +212,94 @@ mod sse2_row {
 
         #[inline(always)]
         fn low_bits(n: usize) -> Self {
-            Self::lanes(
+            Self(lanes(
                 u64::low_bits(n.min(64)),
                 u64::low_bits(n.saturating_sub(HIGH_START)),
-            )
+            ))
         }
 
         #[inline(always)]
         fn count(self) -> u32 {
-            let counted = Self::lanes(
+            let counted = lanes(
                 u64::low_bits(HIGH_COUNTS_FROM),
                 !u64::low_bits(HIGH_COUNTS_FROM - HIGH_START),
             );
-            let (low, high) = unsafe {
-                let v = _mm_and_si128(self.0, counted.0);
-                (
-                    _mm_cvtsi128_si64(v),
-                    _mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v)),
-                )
-            };
-            let (low, high) = (low as u64, high as u64);
-            low.count_ones() + high.count_ones()
+            let (low, high) = lane_counts(unsafe { _mm_and_si128(self.0, counted) });
+            low + high
+        }
+    }
+
+    impl Row for PairRow {
+        type Score = Pair;
+
+        #[inline(always)]
+        fn zero() -> Self {
+            Self(unsafe { _mm_setzero_si128() })
+        }
+
+        #[inline(always)]
+        fn low_bits(n: usize) -> Self {
+            Self(lanes(u64::low_bits(n), u64::low_bits(n)))
+        }
+
+        #[inline(always)]
+        fn count(self) -> Pair {
+            let (first, second) = lane_counts(self.0);
+            Pair(u64::from(first) | u64::from(second) << 32)
+        }
+    }
+
+    /// Two candidates' totals in one word, the first in the low half (no
+    /// total comes near 2^32, so halves never carry into each other).
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct Pair(u64);
+
+    impl Pair {
+        pub fn totals(self) -> [u32; 2] {
+            [self.0 as u32, (self.0 >> 32) as u32]
+        }
+    }
+
+    impl Add for Pair {
+        type Output = Self;
+        #[inline(always)]
+        fn add(self, other: Self) -> Self {
+            Self(self.0 + other.0)
+        }
+    }
+
+    impl AddAssign for Pair {
+        #[inline(always)]
+        fn add_assign(&mut self, other: Self) {
+            self.0 += other.0;
+        }
+    }
+
+    impl Mul<u32> for Pair {
+        type Output = Self;
+        #[inline(always)]
+        fn mul(self, k: u32) -> Self {
+            Self(self.0 * u64::from(k))
+        }
+    }
+
+    impl Score for Pair {
+        #[inline(always)]
+        fn zero() -> Self {
+            Self(0)
+        }
+
+        #[inline(always)]
+        fn reaches(self, bound: u32) -> bool {
+            let [first, second] = self.totals();
+            first >= bound && second >= bound
+        }
+
+        #[inline(always)]
+        fn balance(dark: Self, modules: u32) -> Self {
+            let [first, second] = dark.totals();
+            let [first, second] = [first, second].map(|d| u32::balance(d, modules));
+            Self(u64::from(first) | u64::from(second) << 32)
         }
     }
 }
@@ -194,6 +331,9 @@ fn lowest_penalty_popcnt(masked: &[Vec<u128>], data: &[u128], width: usize) -> u
 #[inline(always)]
 fn lowest_penalty_portable(masked: &[Vec<u128>], data: &[u128], width: usize) -> usize {
     if width <= 64 {
+        #[cfg(target_arch = "x86_64")]
+        return lowest_penalty_in_pairs(masked, data, width);
+        #[cfg(not(target_arch = "x86_64"))]
         return lowest_penalty_in(&mut [0u64; 64][..width], masked, data, |row| row as u64);
     }
     #[cfg(target_arch = "x86_64")]
@@ -206,7 +346,7 @@ fn lowest_penalty_portable(masked: &[Vec<u128>], data: &[u128], width: usize) ->
 
 /// `lowest_penalty` with each candidate built in `rows`, narrowed to `R`.
 #[inline(always)]
-fn lowest_penalty_in<R: Row>(
+fn lowest_penalty_in<R: Row<Score = u32>>(
     rows: &mut [R],
     masked: &[Vec<u128>],
     data: &[u128],
@@ -226,15 +366,41 @@ fn lowest_penalty_in<R: Row>(
     best.expect("at least one candidate").1
 }
 
+/// `lowest_penalty` for rows of up to 64 modules, two candidates at a time.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn lowest_penalty_in_pairs(masked: &[Vec<u128>], data: &[u128], width: usize) -> usize {
+    assert!(masked.len() % 2 == 0, "candidates come in pairs");
+    let rows = &mut [PairRow::zero(); 64][..width];
+    let mut best: Option<(u32, usize)> = None;
+    for (pair, masks) in masked.chunks_exact(2).enumerate() {
+        let rows_of = masks[0].iter().zip(&masks[1]).zip(data);
+        for (r, ((first, second), d)) in rows.iter_mut().zip(rows_of) {
+            *r = PairRow::from_rows((first ^ d) as u64, (second ^ d) as u64);
+        }
+        let bound = best.map_or(u32::MAX, |(s, _)| s);
+        // Dropped only when both reach the bound; either may still lose.
+        if let Some(totals) = penalty_below(rows, width, bound) {
+            for (lane, total) in totals.totals().into_iter().enumerate() {
+                if best.is_none_or(|(s, _)| total < s) {
+                    best = Some((total, 2 * pair + lane));
+                }
+            }
+        }
+    }
+    best.expect("at least one candidate").1
+}
+
 /// The penalty if it is below `bound`, else `None`: every rule adds, so a
 /// candidate is dropped as soon as its running total reaches the best
 /// one's (a later candidate wins only when strictly lower). The row rules,
 /// the vertical runs and the 2x2 blocks share one pass over the rows.
+/// With two candidates in a row, `None` only when both reach `bound`.
 #[inline(always)]
-fn penalty_below<R: Row>(rows: &[R], width: usize, bound: u32) -> Option<u32> {
+fn penalty_below<R: Row>(rows: &[R], width: usize, bound: u32) -> Option<R::Score> {
     let full = R::low_bits(width);
-    let mut score = 0;
-    let mut dark = 0;
+    let mut score = R::Score::zero();
+    let mut dark = R::Score::zero();
     // `same_down[i]`: modules equal to the one below, for the last three
     // row pairs; `windows`: the vertical run windows of the previous row.
     let mut same_down = [R::zero(); 3];
@@ -249,23 +415,22 @@ fn penalty_below<R: Row>(rows: &[R], width: usize, bound: u32) -> Option<u32> {
             // Pair (y - 1, y): 2x2 blocks, and the vertical run window that
             // ends with it.
             let down = !(rows[y - 1] ^ row) & full;
-            score += 3 * (right_above & right & down).count();
+            score += (right_above & right & down).count() * 3;
             if y >= 4 {
                 let w = same_down[0] & same_down[1] & same_down[2] & down;
-                score += w.count() + 2 * (w & !windows).count();
+                score += w.count() + (w & !windows).count() * 2;
                 windows = w;
             }
             same_down = [same_down[1], same_down[2], down];
         }
         right_above = right;
-        if score >= bound {
+        if score.reaches(bound) {
             return None;
         }
     }
     score += vertical_finder_penalty(rows, width);
-    let ratio = dark * 200 / (width * width) as u32;
-    score += ratio.abs_diff(100);
-    (score < bound).then_some(score)
+    score += R::Score::balance(dark, (width * width) as u32);
+    (!score.reaches(bound)).then_some(score)
 }
 
 /// Bit `x` set where module `x` has the colour of module `x + 1`.
@@ -279,14 +444,14 @@ fn same_as_right<R: Row>(row: R, width: usize) -> R {
 /// starts it: so the cost is windows + 2 per run start. A dark and a light
 /// run never share a window, so both colours are counted at once.
 #[inline(always)]
-fn runs_cost<R: Row>(windows: R) -> u32 {
-    windows.count() + 2 * (windows & !(windows << 1)).count()
+fn runs_cost<R: Row>(windows: R) -> R::Score {
+    windows.count() + (windows & !(windows << 1)).count() * 2
 }
 
 /// 40 for each dark-light-dark-dark-dark-light-dark run with four light (or
 /// outside) modules on at least one side.
 #[inline(always)]
-fn finder_penalty<R: Row>(row: R, width: usize) -> u32 {
+fn finder_penalty<R: Row>(row: R, width: usize) -> R::Score {
     let light = !row & R::low_bits(width);
     let pattern = row
         & light >> 1
@@ -297,15 +462,15 @@ fn finder_penalty<R: Row>(row: R, width: usize) -> u32 {
         & row >> 6
         & R::low_bits(width - 6);
     if pattern == R::zero() {
-        return 0;
+        return R::Score::zero();
     }
     let dark_before = row << 1 | row << 2 | row << 3 | row << 4;
     let dark_after = row >> 7 | row >> 8 | row >> 9 | row >> 10;
-    40 * (pattern & !(dark_before & dark_after)).count()
+    (pattern & !(dark_before & dark_after)).count() * 40
 }
 
 #[inline(always)]
-fn vertical_finder_penalty<R: Row>(rows: &[R], width: usize) -> u32 {
+fn vertical_finder_penalty<R: Row>(rows: &[R], width: usize) -> R::Score {
     let full = R::low_bits(width);
     let at = |y: isize| {
         if (0..rows.len() as isize).contains(&y) {
@@ -314,7 +479,7 @@ fn vertical_finder_penalty<R: Row>(rows: &[R], width: usize) -> u32 {
             R::zero()
         }
     };
-    let mut score = 0;
+    let mut score = R::Score::zero();
     for y in 0..rows.len().saturating_sub(6) {
         let pattern = rows[y]
             & !rows[y + 1]
@@ -330,7 +495,7 @@ fn vertical_finder_penalty<R: Row>(rows: &[R], width: usize) -> u32 {
         let y = y as isize;
         let dark_before = at(y - 1) | at(y - 2) | at(y - 3) | at(y - 4);
         let dark_after = at(y + 7) | at(y + 8) | at(y + 9) | at(y + 10);
-        score += 40 * (pattern & !(dark_before & dark_after)).count();
+        score += (pattern & !(dark_before & dark_after)).count() * 40;
     }
     score
 }
@@ -445,7 +610,7 @@ mod tests {
             + naive_balance(grid)
     }
 
-    fn check_against_naive<R: Row>(grid: &[Vec<bool>], rows: &[R]) {
+    fn check_against_naive<R: Row<Score = u32>>(grid: &[Vec<bool>], rows: &[R]) {
         let width = grid.len();
         assert_eq!(
             rows.iter().map(|&r| finder_penalty(r, width)).sum::<u32>(),
@@ -463,19 +628,45 @@ mod tests {
         assert_eq!(penalty_below(rows, width, total / 2), None);
     }
 
+    /// Two grids of one width as one pair of candidates.
+    #[cfg(target_arch = "x86_64")]
+    fn check_pair_against_naive(grid: &[Vec<bool>], other: &[Vec<bool>]) {
+        let width = grid.len();
+        let rows: Vec<PairRow> = pack(grid)
+            .iter()
+            .zip(pack(other))
+            .map(|(&first, second)| PairRow::from_rows(first as u64, second as u64))
+            .collect();
+        let totals = [naive_penalty(grid), naive_penalty(other)];
+        let scored = |bound| penalty_below(&rows, width, bound).map(|p| p.totals());
+        assert_eq!(scored(u32::MAX), Some(totals));
+        // Dropped only once both totals reach the bound.
+        let (low, high) = (totals[0].min(totals[1]), totals[0].max(totals[1]));
+        assert_eq!(scored(low), None);
+        if low < high {
+            assert_eq!(scored(high).map(|t| t.contains(&low)), Some(true));
+        }
+    }
+
     #[test]
     fn penalties_match_the_naive_rules() {
-        for grid in grids(240) {
-            let rows = pack(&grid);
-            check_against_naive(&grid, &rows);
+        let all: Vec<_> = grids(240).collect();
+        for (i, grid) in all.iter().enumerate() {
+            let rows = pack(grid);
+            check_against_naive(grid, &rows);
             if grid.len() <= 64 {
                 let narrow: Vec<u64> = rows.iter().map(|&r| r as u64).collect();
-                check_against_naive(&grid, &narrow);
+                check_against_naive(grid, &narrow);
+            }
+            // The next grid of this width (the widths repeat every 8).
+            #[cfg(target_arch = "x86_64")]
+            if let Some(other) = all.get(i + 8).filter(|_| grid.len() <= 64) {
+                check_pair_against_naive(grid, other);
             }
             #[cfg(target_arch = "x86_64")]
-            if grid.len() <= SplitRow::MAX_WIDTH {
+            if grid.len() > 64 && grid.len() <= SplitRow::MAX_WIDTH {
                 let split: Vec<SplitRow> = rows.iter().map(|&r| SplitRow::from_row(r)).collect();
-                check_against_naive(&grid, &split);
+                check_against_naive(grid, &split);
             }
         }
     }
@@ -520,6 +711,19 @@ mod tests {
                 first_lowest,
                 "width {width}"
             );
+            // Ties: copies of the winner after it (in its pair and in later
+            // pairs) lose to it; a copy just before it wins.
+            let winner = &masked[first_lowest];
+            let mut tied = masked.clone();
+            for later in tied.iter_mut().skip(first_lowest + 1).step_by(2) {
+                later.clone_from(winner);
+            }
+            assert_eq!(lowest_penalty(&tied, &data, width), first_lowest);
+            if let Some(before) = first_lowest.checked_sub(1) {
+                tied[before].clone_from(winner);
+                assert_eq!(lowest_penalty(&tied, &data, width), before);
+                assert_eq!(lowest_penalty_portable(&tied, &data, width), before);
+            }
         }
     }
 
