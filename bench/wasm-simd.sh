@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Does Wasm SIMD128 pay for this core? Builds the raw-ABI module twice into
-# target/wasm-simd/, scalar (as shipped) and with `-C target-feature=+simd128`
-# (rustc then vectorises what loops it can with 128-bit lanes), runs both
-# through wasm-opt as scripts/build-wasm.sh does, and has bench/core-curve.js
-# time them in one process, rounds interleaved (it first checks that both
-# give the same bytes). Measured here it bought nothing (README, "The core"),
-# so the shipped builds stay scalar.
+# target/wasm-simd/, scalar (`-C target-feature=-simd128`) and as shipped
+# (`+simd128`, .cargo/config.toml: the mask scoring's hand-written lanes in
+# qr_lib/src/mask/lanes.rs, and whatever rustc vectorises itself), runs both
+# through wasm-opt as scripts/build-wasm.sh does, and has
+# bench/core-curve.js time them in one process, rounds interleaved (it first
+# checks that both give the same bytes). The README ("The core") has the
+# figures.
 # Usage: bench/wasm-simd.sh   (after `make build`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +15,7 @@ WASM_OPT=(node_modules/.bin/wasm-opt -O3 --enable-bulk-memory --enable-bulk-memo
   --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals
   --enable-reference-types --enable-multivalue --enable-simd)
 for variant in scalar simd128; do
-  flags=""
+  flags="-C target-feature=-simd128"
   [ "$variant" = simd128 ] && flags="-C target-feature=+simd128"
   RUSTFLAGS="$flags" cargo build --quiet -p qr_wasm --release --target wasm32-unknown-unknown \
     --no-default-features --target-dir "$OUT/$variant"

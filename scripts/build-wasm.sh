@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 WASM_OPT=(node_modules/.bin/wasm-opt -O3 --enable-bulk-memory --enable-bulk-memory-opt
   --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals
-  --enable-reference-types --enable-multivalue)
+  --enable-reference-types --enable-multivalue --enable-simd)
 
 optimize() { # file label
   local before after

@@ -9,8 +9,8 @@
 use std::ops::{Add, AddAssign, BitAnd, BitOr, BitXor, Mul, Not, Shl, Shr};
 
 /// A packed row: `u64` for symbols up to 64 modules wide (version 11), `u128`
-/// above; the rules below are the same shifts and ANDs on either. (On x86-64,
-/// SSE2 rows: see `sse2_row`.)
+/// above; the rules below are the same shifts and ANDs on either (and on the
+/// SIMD rows of `lanes`, where the target has them).
 pub trait Row:
     Copy
     + Eq
@@ -76,233 +76,18 @@ macro_rules! impl_row {
 
 impl_row!(u64, u128);
 
-#[cfg(target_arch = "x86_64")]
-use sse2_row::{PairRow, SplitRow};
-
-/// SSE2 rows: two 64-bit lanes in one register, where a shift moves each
-/// lane on its own (one instruction, where a `u128` shift takes two and two
-/// registers). SSE2 is in every x86-64 CPU's baseline.
-///
-/// - `PairRow`: two candidates of up to 64 modules side by side, scored in
-///   one pass (the `u64` rows are its scalar twin).
-/// - `SplitRow`: one row of 65 to `SplitRow::MAX_WIDTH` modules as two
-///   overlapping 64-module windows, modules 0-63 in the low lane and 50-113
-///   in the high one. Every rule looks at most 4 modules left and 10 right
-///   of the module it scores, so a lane's shifts are exact for the modules
-///   it counts: 0-53 in the low lane, 54 on in the high one (the `u128`
-///   rows are its scalar twin).
-///
-/// The tests hold both to their twins and to per-module naive rules.
-#[cfg(target_arch = "x86_64")]
-mod sse2_row {
-    use std::arch::x86_64::*;
-    use std::ops::{Add, AddAssign, BitAnd, BitOr, BitXor, Mul, Not, Shl, Shr};
-
-    use super::{Row, Score};
-
-    /// The first module of `SplitRow`'s high lane.
-    const HIGH_START: usize = 50;
-    /// The first module the high lane counts: the low lane counts those
-    /// before, which have their 10 modules on the right within it.
-    const HIGH_COUNTS_FROM: usize = 54;
-
-    #[derive(Clone, Copy)]
-    pub struct SplitRow(__m128i);
-
-    #[derive(Clone, Copy)]
-    pub struct PairRow(__m128i);
-
-    #[inline(always)]
-    fn lanes(low: u64, high: u64) -> __m128i {
-        // SAFETY (here and below): SSE2 is in every x86-64 CPU.
-        unsafe { _mm_set_epi64x(high as i64, low as i64) }
-    }
-
-    #[inline(always)]
-    fn lane_counts(v: __m128i) -> (u32, u32) {
-        let (low, high) = unsafe {
-            (
-                _mm_cvtsi128_si64(v),
-                _mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v)),
-            )
-        };
-        ((low as u64).count_ones(), (high as u64).count_ones())
-    }
-
-    impl SplitRow {
-        /// The widest row whose every module lies in a lane.
-        pub const MAX_WIDTH: usize = HIGH_START + 64;
-
-        #[inline(always)]
-        pub fn from_row(row: u128) -> Self {
-            Self(lanes(row as u64, (row >> HIGH_START) as u64))
-        }
-    }
-
-    impl PairRow {
-        #[inline(always)]
-        pub fn from_rows(first: u64, second: u64) -> Self {
-            Self(lanes(first, second))
-        }
-    }
-
-    /// The bit operations, lane by lane, for both row types.
-    macro_rules! lanewise {
-        ($($row:ident),*) => {$(
-            impl PartialEq for $row {
-                #[inline(always)]
-                fn eq(&self, other: &Self) -> bool {
-                    unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(self.0, other.0)) == 0xFFFF }
-                }
-            }
-            impl Eq for $row {}
-            impl BitAnd for $row {
-                type Output = Self;
-                #[inline(always)]
-                fn bitand(self, other: Self) -> Self {
-                    Self(unsafe { _mm_and_si128(self.0, other.0) })
-                }
-            }
-            impl BitOr for $row {
-                type Output = Self;
-                #[inline(always)]
-                fn bitor(self, other: Self) -> Self {
-                    Self(unsafe { _mm_or_si128(self.0, other.0) })
-                }
-            }
-            impl BitXor for $row {
-                type Output = Self;
-                #[inline(always)]
-                fn bitxor(self, other: Self) -> Self {
-                    Self(unsafe { _mm_xor_si128(self.0, other.0) })
-                }
-            }
-            impl Not for $row {
-                type Output = Self;
-                #[inline(always)]
-                fn not(self) -> Self {
-                    Self(unsafe { _mm_xor_si128(self.0, _mm_set1_epi32(-1)) })
-                }
-            }
-            impl Shl<usize> for $row {
-                type Output = Self;
-                #[inline(always)]
-                fn shl(self, n: usize) -> Self {
-                    Self(unsafe { _mm_sll_epi64(self.0, _mm_cvtsi32_si128(n as i32)) })
-                }
-            }
-            impl Shr<usize> for $row {
-                type Output = Self;
-                #[inline(always)]
-                fn shr(self, n: usize) -> Self {
-                    Self(unsafe { _mm_srl_epi64(self.0, _mm_cvtsi32_si128(n as i32)) })
-                }
-            }
-        )*};
-    }
-    lanewise!(SplitRow, PairRow);
-
-    impl Row for SplitRow {
-        type Score = u32;
-
-        #[inline(always)]
-        fn zero() -> Self {
-            Self(unsafe { _mm_setzero_si128() })
-        }
-
-        #[inline(always)]
-        fn low_bits(n: usize) -> Self {
-            Self(lanes(
-                u64::low_bits(n.min(64)),
-                u64::low_bits(n.saturating_sub(HIGH_START)),
-            ))
-        }
-
-        #[inline(always)]
-        fn count(self) -> u32 {
-            let counted = lanes(
-                u64::low_bits(HIGH_COUNTS_FROM),
-                !u64::low_bits(HIGH_COUNTS_FROM - HIGH_START),
-            );
-            let (low, high) = lane_counts(unsafe { _mm_and_si128(self.0, counted) });
-            low + high
-        }
-    }
-
-    impl Row for PairRow {
-        type Score = Pair;
-
-        #[inline(always)]
-        fn zero() -> Self {
-            Self(unsafe { _mm_setzero_si128() })
-        }
-
-        #[inline(always)]
-        fn low_bits(n: usize) -> Self {
-            Self(lanes(u64::low_bits(n), u64::low_bits(n)))
-        }
-
-        #[inline(always)]
-        fn count(self) -> Pair {
-            let (first, second) = lane_counts(self.0);
-            Pair(u64::from(first) | u64::from(second) << 32)
-        }
-    }
-
-    /// Two candidates' totals in one word, the first in the low half (no
-    /// total comes near 2^32, so halves never carry into each other).
-    #[derive(Clone, Copy, Debug, PartialEq)]
-    pub struct Pair(u64);
-
-    impl Pair {
-        pub fn totals(self) -> [u32; 2] {
-            [self.0 as u32, (self.0 >> 32) as u32]
-        }
-    }
-
-    impl Add for Pair {
-        type Output = Self;
-        #[inline(always)]
-        fn add(self, other: Self) -> Self {
-            Self(self.0 + other.0)
-        }
-    }
-
-    impl AddAssign for Pair {
-        #[inline(always)]
-        fn add_assign(&mut self, other: Self) {
-            self.0 += other.0;
-        }
-    }
-
-    impl Mul<u32> for Pair {
-        type Output = Self;
-        #[inline(always)]
-        fn mul(self, k: u32) -> Self {
-            Self(self.0 * u64::from(k))
-        }
-    }
-
-    impl Score for Pair {
-        #[inline(always)]
-        fn zero() -> Self {
-            Self(0)
-        }
-
-        #[inline(always)]
-        fn reaches(self, bound: u32) -> bool {
-            let [first, second] = self.totals();
-            first >= bound && second >= bound
-        }
-
-        #[inline(always)]
-        fn balance(dark: Self, modules: u32) -> Self {
-            let [first, second] = dark.totals();
-            let [first, second] = [first, second].map(|d| u32::balance(d, modules));
-            Self(u64::from(first) | u64::from(second) << 32)
-        }
-    }
-}
+/// Rows in 128-bit SIMD registers (SSE2 on x86-64, SIMD128 on Wasm built
+/// with it), where each 64-bit lane shifts on its own.
+#[cfg(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+))]
+mod lanes;
+#[cfg(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+))]
+use lanes::{PairRow, SplitRow};
 
 /// The index of the first of `candidates` with the lowest penalty, where
 /// candidate `i` is `masked[i]` XOR `data`, rows of `width` modules.
@@ -331,12 +116,21 @@ fn lowest_penalty_popcnt(masked: &[Vec<u128>], data: &[u128], width: usize) -> u
 #[inline(always)]
 fn lowest_penalty_portable(masked: &[Vec<u128>], data: &[u128], width: usize) -> usize {
     if width <= 64 {
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(any(
+            target_arch = "x86_64",
+            all(target_arch = "wasm32", target_feature = "simd128")
+        ))]
         return lowest_penalty_in_pairs(masked, data, width);
-        #[cfg(not(target_arch = "x86_64"))]
+        #[cfg(not(any(
+            target_arch = "x86_64",
+            all(target_arch = "wasm32", target_feature = "simd128")
+        )))]
         return lowest_penalty_in(&mut [0u64; 64][..width], masked, data, |row| row as u64);
     }
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(any(
+        target_arch = "x86_64",
+        all(target_arch = "wasm32", target_feature = "simd128")
+    ))]
     if width <= SplitRow::MAX_WIDTH {
         let rows = &mut [SplitRow::zero(); SplitRow::MAX_WIDTH][..width];
         return lowest_penalty_in(rows, masked, data, SplitRow::from_row);
@@ -367,7 +161,10 @@ fn lowest_penalty_in<R: Row<Score = u32>>(
 }
 
 /// `lowest_penalty` for rows of up to 64 modules, two candidates at a time.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+))]
 #[inline(always)]
 fn lowest_penalty_in_pairs(masked: &[Vec<u128>], data: &[u128], width: usize) -> usize {
     assert!(masked.len() % 2 == 0, "candidates come in pairs");
@@ -629,7 +426,10 @@ mod tests {
     }
 
     /// Two grids of one width as one pair of candidates.
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(any(
+        target_arch = "x86_64",
+        all(target_arch = "wasm32", target_feature = "simd128")
+    ))]
     fn check_pair_against_naive(grid: &[Vec<bool>], other: &[Vec<bool>]) {
         let width = grid.len();
         let rows: Vec<PairRow> = pack(grid)
@@ -659,11 +459,17 @@ mod tests {
                 check_against_naive(grid, &narrow);
             }
             // The next grid of this width (the widths repeat every 8).
-            #[cfg(target_arch = "x86_64")]
+            #[cfg(any(
+                target_arch = "x86_64",
+                all(target_arch = "wasm32", target_feature = "simd128")
+            ))]
             if let Some(other) = all.get(i + 8).filter(|_| grid.len() <= 64) {
                 check_pair_against_naive(grid, other);
             }
-            #[cfg(target_arch = "x86_64")]
+            #[cfg(any(
+                target_arch = "x86_64",
+                all(target_arch = "wasm32", target_feature = "simd128")
+            ))]
             if grid.len() > 64 && grid.len() <= SplitRow::MAX_WIDTH {
                 let split: Vec<SplitRow> = rows.iter().map(|&r| SplitRow::from_row(r)).collect();
                 check_against_naive(grid, &split);
