@@ -65,6 +65,10 @@ test: build build-testing package lint test-rust test-node
 lint:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+# The builds only the benchmarks make (bench/napi-buffer.sh, bench/wasm-return.sh),
+# and the core for Wasm with SIMD128, as shipped: linted so they keep compiling.
+	$(CARGO) clippy -p qr_napi --features external-buffer -- -D warnings
+	$(CARGO) clippy -p qr_wasm --target wasm32-unknown-unknown --features js-array-return -- -D warnings
 
 test-rust:
 	$(CARGO) test --workspace

@@ -9,12 +9,15 @@
 //   node bench/core-curve.js                    # napi, wasm, wasm-raw
 //   node bench/core-curve.js --addon copied=a.node --addon external=b.node
 //   node bench/core-curve.js --wasm-raw scalar=a.wasm --wasm-raw simd128=b.wasm
+//   node bench/core-curve.js --wasm vec=a/qr_wasm.js --wasm js-array=b/qr_wasm.js
 //   node bench/core-curve.js --rounds 1 --round-ms 5   # a smoke run (the test)
 //
 // `--addon NAME=FILE` replaces the addon column(s) with the given .node
 // builds (bench/napi-buffer.sh compares the two ways to return a Buffer);
 // `--wasm-raw NAME=FILE` does the same with raw-ABI Wasm modules
-// (bench/wasm-simd.sh compares builds with and without SIMD128).
+// (bench/wasm-simd.sh compares builds with and without SIMD128), and
+// `--wasm NAME=FILE` with wasm-bindgen packages (bench/wasm-return.sh
+// compares two ways to return the PNG).
 const fs = require('node:fs');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
@@ -27,9 +30,9 @@ const texts = require('../test/fixtures/texts.json');
 
 const rawWasm = (file) => new QrWasmRaw(new WebAssembly.Module(fs.readFileSync(file)));
 
-function bindings(addonArgs, rawArgs) {
+function bindings(addonArgs, rawArgs, wasmArgs) {
   const list = [];
-  const defaults = addonArgs.length === 0 && rawArgs.length === 0;
+  const defaults = addonArgs.length === 0 && rawArgs.length === 0 && wasmArgs.length === 0;
   if (defaults) {
     list.push(['napi', loadAddon().generateQrCodeSync]);
   }
@@ -43,6 +46,11 @@ function bindings(addonArgs, rawArgs) {
     const [name, file] = arg.split('=');
     const raw = rawWasm(file);
     list.push([name, (text) => raw.generateQrCode(text)]);
+  }
+  for (const arg of wasmArgs) {
+    const [name, file] = arg.split('=');
+    const wasm = require(path.resolve(file));
+    list.push([name, (text) => wasm.generateQrCode(text)]);
   }
   if (defaults) {
     const wasm = require(wasmFile('pkg/qr_wasm.js'));
@@ -86,12 +94,13 @@ function main() {
     options: {
       addon: { type: 'string', multiple: true, default: [] },
       'wasm-raw': { type: 'string', multiple: true, default: [] },
+      wasm: { type: 'string', multiple: true, default: [] },
       rounds: { type: 'string', default: '15' },
       'round-ms': { type: 'string', default: '100' },
     },
   });
   const timing = { rounds: Number(values.rounds), roundMs: Number(values['round-ms']) };
-  const list = bindings(values.addon, values['wasm-raw']);
+  const list = bindings(values.addon, values['wasm-raw'], values.wasm);
   const names = list.map(([name]) => name);
   const urls = texts.urls;
   const all = [...urls, ...Object.values(texts.edge)];
