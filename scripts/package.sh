@@ -82,6 +82,17 @@ for bin in qr_server qr_cli; do
   cp "target/$MUSL/release/$bin" "dist/$bin-$MUSL"
 done
 
+# test/package.test.js installs dist/ with `npm install --offline`. The WASI
+# package's dependencies (@napi-rs/wasm-runtime, @emnapi/*) are ranges, so an
+# offline install needs their registry metadata in npm's cache, which
+# `npm ci` (lockfile only) never fetches: one online install of that package
+# in a scratch directory puts it there, on a fresh machine too.
+scratch=$(mktemp -d)
+echo '{ "name": "cache-wasi-deps", "private": true }' > "$scratch/package.json"
+(cd "$scratch" && npm install --silent --no-audit --no-fund --cpu=wasm32 \
+  "$OLDPWD"/dist/qr-toolkit-napi-wasm32-wasi-*.tgz >/dev/null)
+rm -rf "$scratch"
+
 for f in dist/*; do
   printf 'package: %-45s %9d bytes\n' "$f" "$(stat -c %s "$f")"
 done
