@@ -86,10 +86,11 @@ done
 # package's dependencies (@napi-rs/wasm-runtime, @emnapi/*) are ranges, so an
 # offline install needs their registry metadata in npm's cache, which
 # `npm ci` (lockfile only) never fetches: one online install of that package
-# in a scratch directory puts it there, on a fresh machine too.
+# in a scratch directory puts it there, on a fresh machine too (--force: a
+# direct install of a wasm32 package is refused on x64 otherwise).
 scratch=$(mktemp -d)
 echo '{ "name": "cache-wasi-deps", "private": true }' > "$scratch/package.json"
-(cd "$scratch" && npm install --silent --no-audit --no-fund --cpu=wasm32 \
+(cd "$scratch" && npm install --silent --force --no-audit --no-fund --cpu=wasm32 \
   "$OLDPWD"/dist/qr-toolkit-napi-wasm32-wasi-*.tgz >/dev/null)
 rm -rf "$scratch"
 
