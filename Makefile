@@ -3,7 +3,14 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: setup build build-rust build-napi build-wasm build-testing package bench bench-core soak serve deploy scaffold test test-rust test-node lint clean
+# Every recipe runs on the Node line .nvmrc pins (scripts/setup.sh installs it
+# into target/node), whatever node the machine has; the other supported lines
+# (scripts/node-versions) run the contract, package and adversarial suites.
+NODE_VERSION := $(shell cat .nvmrc)
+OTHER_NODE_VERSIONS := $(filter-out $(NODE_VERSION),$(shell awk '!/^\#/ && NF { print $$1 }' scripts/node-versions))
+export PATH := $(CURDIR)/target/node/$(NODE_VERSION)/bin:$(PATH)
+
+.PHONY: setup build build-rust build-napi build-wasm build-testing package bench bench-core soak serve deploy scaffold test test-rust test-node test-node-lines lint clean
 
 setup:
 	scripts/setup.sh
@@ -60,7 +67,7 @@ soak: build
 	node bench/run.js --soak 10m $(BENCH_ARGS)
 
 ## Build everything and run every test.
-test: build build-testing package lint test-rust test-node
+test: build build-testing package lint test-rust test-node test-node-lines
 
 lint:
 	$(CARGO) fmt --all --check
@@ -75,6 +82,15 @@ test-rust:
 
 test-node:
 	npm test
+
+# On each other supported line: every tier's contract, the installed packages,
+# and the adversarial suite's quick set (ADVERSARIAL_QUICK).
+test-node-lines:
+	@for version in $(OTHER_NODE_VERSIONS); do \
+	  echo "test-node-lines: node $$version"; \
+	  PATH="$(CURDIR)/target/node/$$version/bin:$$PATH" ADVERSARIAL_QUICK=1 \
+	    node --test --test-concurrency=1 test/contract.test.js test/package.test.js test/adversarial.test.js || exit 1; \
+	done
 
 clean:
 	$(CARGO) clean

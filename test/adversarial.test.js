@@ -25,6 +25,11 @@ const VICTIM_P50_MS = 100;
 const VICTIM_MAX_MS = 1000;
 // The servers' timeouts (node-server/lib/http-server.js, qr_server/src/limits.rs).
 const IDLE_TIMEOUT_MS = 10_000;
+// `make test-node-lines` runs the attacks on the other supported Node lines
+// with ADVERSARIAL_QUICK set: every tier single-process, without the cluster
+// cases, the slow-client timeouts and supervision, which are the pinned line's.
+const QUICK = Boolean(process.env.ADVERSARIAL_QUICK);
+const PINNED_LINE_ONLY = QUICK && 'ADVERSARIAL_QUICK: the pinned Node line runs this';
 
 /** `promise`, or a failure after `ms`: a regression fails the test instead of hanging it. */
 function within(promise, ms, what) {
@@ -107,7 +112,7 @@ async function warmUp(url) {
 }
 
 describe('drain: SIGTERM while requests complete their heads', () => {
-  const CASES = [...TIERS.map((tier) => [tier, {}]), ['js', { workers: 2 }], ['axum-proxy', { workers: 2 }]];
+  const CASES = [...TIERS.map((tier) => [tier, {}]), ...(QUICK ? [] : [['js', { workers: 2 }], ['axum-proxy', { workers: 2 }]])];
   for (const [tier, options] of CASES) {
     const name = options.workers ? `${tier}, ${options.workers} cluster workers` : tier;
     it(`${name}: answers sync and async routes on kept-alive connections, exits 0`, async () => {
@@ -218,7 +223,7 @@ describe('clients that hang up mid-request and mid-response', () => {
 
 // The HTTP layer is the same for every node-server tier: one tier of it, and qr_server.
 for (const tier of ['js', 'axum']) {
-  describe(`slow and idle clients (${tier === 'axum' ? 'qr_server' : 'node-server'})`, () => {
+  describe(`slow and idle clients (${tier === 'axum' ? 'qr_server' : 'node-server'})`, { skip: PINNED_LINE_ONLY }, () => {
     it('closes unfinished heads and bodies and idle connections, serving others meanwhile', async () => {
       const server = await startTier(tier);
       try {
@@ -276,7 +281,7 @@ for (const tier of ['js', 'axum']) {
   });
 }
 
-describe('supervision', () => {
+describe('supervision', { skip: PINNED_LINE_ONLY }, () => {
   it('the cluster primary restarts the shared qr_server on its port', async () => {
     const server = await startTier('axum-proxy', { workers: 2 });
     try {
