@@ -49,8 +49,9 @@ serve: build
 deploy: build
 	node deploy/start.js
 
-## Build everything, benchmark every tier with autocannon (report in bench/out),
-## then the core against the article's configuration. BENCH_ARGS adds options.
+## Build everything, benchmark every tier in interleaved rounds on the pinned
+## Node line, with napi and its node:http reference on the other lines (report
+## in bench/out), then the core. BENCH_ARGS adds options (bench/run.js --help).
 bench: build
 	node bench/run.js $(BENCH_ARGS)
 	$(MAKE) bench-core

@@ -1,54 +1,80 @@
 #!/usr/bin/env node
 'use strict';
 
-// Compares two benchmark results.json files figure by figure and flags every
-// figure that moved more than the run-to-run spread measured for it (the
-// larger of the two files' `--repeat` spreads), or than --spread where a file
-// has no repeats. Exit status 1 when anything moved, like diff(1).
+// Compares two benchmark results.json files by what a second run on a
+// drifting machine reproduces: each tier's ratios to the anchor, taken within
+// interleaved rounds (median over rounds). Absolute figures move with the
+// machine and are shown, not judged. Refuses reports from different kinds of
+// machine unless --any-machine. Exit status 1 when a ratio moved past its
+// tolerance, like diff(1); 2 when the two cannot be compared.
 //
 //   node bench/compare.js bench/results/results.json bench/out/results.json
 const fs = require('node:fs');
 const { parseArgs } = require('node:util');
-const { FIGURES, spread } = require('./lib/spread');
 const { fmt } = require('./lib/report');
+const { sameMachine } = require('./lib/machine');
 
-const USAGE = `Usage: node bench/compare.js OLD.json NEW.json [--spread FRACTION]
+const USAGE = `Usage: node bench/compare.js OLD.json NEW.json [options]
 
-  --spread F   the spread assumed for a figure neither file has repeats of (default: 0.1)`;
+  --rps F          how far a req/s ratio may move (default: 0.10)
+  --cpu F          how far a CPU-per-request ratio may move (default: 0.05)
+  --any-machine    compare reports from different CPUs, core counts or memory`;
 
-function compare(older, newer, assumed) {
+// [figure, ratio name in results, tolerance option]
+const RATIOS = [
+  ['req/s ratio', 'requestsPerSecond', 'rps'],
+  ['CPU/req ratio', 'serverCpuUsPerRequest', 'cpu'],
+];
+
+const rowsOf = (report) => [...report.results, ...(report.crossLine ?? []).map((r) => ({ ...r, tier: `${r.tier}@${r.line}` }))];
+
+function compare(older, newer, tolerance) {
   const rows = [];
-  for (const n of newer.results) {
-    const o = older.results.find((r) => r.tier === n.tier && r.workers === n.workers);
+  const olds = rowsOf(older);
+  for (const n of rowsOf(newer)) {
+    const o = olds.find((r) => r.tier === n.tier && r.workers === n.workers);
     if (!o) continue;
-    for (const [figure, get] of FIGURES) {
-      const [a, b] = [get(o), get(n)];
+    for (const [figure, key, option] of RATIOS) {
+      const [a, b] = [o.ratios?.[key]?.median, n.ratios?.[key]?.median];
       if (!Number.isFinite(a) || !Number.isFinite(b)) continue;
-      const measured = [spread(o, get), spread(n, get)].filter((s) => s !== null);
-      const allowed = measured.length ? Math.max(...measured) : assumed;
       const change = b / a - 1;
-      rows.push({ tier: n.tier, workers: n.workers, figure, a, b, change, allowed, measured: measured.length > 0, moved: Math.abs(change) > allowed });
+      rows.push({ tier: n.tier, workers: n.workers, figure, a, b, change, allowed: tolerance[option], moved: Math.abs(change) > tolerance[option] });
     }
+    rows.push({ tier: n.tier, workers: n.workers, figure: 'req/s (absolute)', a: o.requestsPerSecond, b: n.requestsPerSecond, change: n.requestsPerSecond / o.requestsPerSecond - 1, allowed: null, moved: false });
   }
   return rows;
 }
 
 function main() {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { spread: { type: 'string', default: '0.1' }, help: { type: 'boolean', short: 'h' } } });
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { rps: { type: 'string', default: '0.10' }, cpu: { type: 'string', default: '0.05' }, 'any-machine': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+  });
   if (values.help || positionals.length !== 2) {
     console.log(USAGE);
     process.exit(values.help ? 0 : 2);
   }
   const [older, newer] = positionals.map((file) => JSON.parse(fs.readFileSync(file, 'utf8')));
-  const rows = compare(older, newer, Number(values.spread));
-  console.log(`| tier | workers | figure | old | new | change | allowed spread | |`);
-  console.log(`|---|---:|---|---:|---:|---:|---:|---|`);
-  for (const r of rows) {
-    const allowed = `${fmt(r.allowed * 100, 1)}%${r.measured ? '' : ' (assumed)'}`;
-    console.log(`| ${r.tier} | ${r.workers} | ${r.figure} | ${fmt(r.a, 2)} | ${fmt(r.b, 2)} | ${r.change >= 0 ? '+' : ''}${fmt(r.change * 100, 1)}% | ${allowed} | ${r.moved ? '**moved**' : ''} |`);
+  const machine = sameMachine(older.machine, newer.machine);
+  if (!machine.same && !values['any-machine']) {
+    console.error(`compare: the reports come from different machines (${machine.differ.join('; ')}): ratios need not carry over. --any-machine compares them anyway.`);
+    process.exit(2);
   }
-  const moved = rows.filter((r) => r.moved);
-  console.log(`\n${moved.length} of ${rows.length} figures moved more than their spread.`);
+  if (!older.results.some((r) => r.ratios) || !newer.results.some((r) => r.ratios)) {
+    console.error('compare: a report without interleaved ratios (made before bench/run.js measured in rounds) cannot be compared');
+    process.exit(2);
+  }
+  if (older.machine.node !== newer.machine.node) console.log(`Note: the servers ran on Node ${older.machine.node}, then ${newer.machine.node}.\n`);
+  const rows = compare(older, newer, { rps: Number(values.rps), cpu: Number(values.cpu) });
+  console.log('| tier | workers | figure | old | new | change | allowed | |');
+  console.log('|---|---:|---|---:|---:|---:|---:|---|');
+  for (const r of rows) {
+    const allowed = r.allowed === null ? 'not judged' : `${fmt(r.allowed * 100, 1)}%`;
+    console.log(`| ${r.tier} | ${r.workers} | ${r.figure} | ${fmt(r.a, 3)} | ${fmt(r.b, 3)} | ${r.change >= 0 ? '+' : ''}${fmt(r.change * 100, 1)}% | ${allowed} | ${r.moved ? '**moved**' : ''} |`);
+  }
+  const judged = rows.filter((r) => r.allowed !== null);
+  const moved = judged.filter((r) => r.moved);
+  console.log(`\n${moved.length} of ${judged.length} ratios moved more than allowed.`);
   process.exitCode = moved.length ? 1 : 0;
 }
 

@@ -3,16 +3,21 @@
 
 // The main job: every tier under the same autocannon load, one report.
 // `node bench/run.js --help` for the options; `make bench` builds first.
-const { execFileSync, spawnSync } = require('node:child_process');
+const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { benchTier } = require('./lib/measure');
+const { createMeter, visit, curvesOf, meanBodyBytes, closed } = require('./lib/measure');
+const { runRounds, summarize } = require('./lib/rounds');
+const { freeze, thaw } = require('./lib/freeze');
+const { describeMachine } = require('./lib/machine');
+const { nodeBinary, otherInstalledLines, describeNode } = require('./lib/node-lines');
 const report = require('./lib/report');
+const readme = require('./lib/readme');
 const soakReport = require('./lib/soak-report');
 const { soakTier, parseDuration } = require('./lib/soak');
-const { ROOT } = require('./lib/launch');
+const { ROOT, startTier } = require('./lib/launch');
 const { loadConfig, tierOf, DEFAULT_CONFIG } = require('./lib/config');
 
 const CURVE_CONNECTIONS = [1, 10, 100, 1000];
@@ -20,21 +25,33 @@ const RATE_FRACTIONS = [0.25, 0.5, 0.9];
 
 const USAGE = `Usage: node bench/run.js [options]
 
+Every tier's server starts up front; all but the one being measured are
+stopped (SIGSTOP). Each round visits every tier in a rotated order, the
+anchor (the configuration's baseline) twice, and each tier's ratios to the
+anchor come from within one round: the report gives their median and range.
+
   --config FILE       the service's tiers and request mix (default: bench/config/qr.js,
                       the QR tiers: ${loadConfig().tiers.map((t) => t.name).join(',')})
   --tiers LIST        comma-separated (default: every tier of the configuration)
   --workers LIST      node-server worker counts (default: 1,2)
+  --node LINE|PATH    the Node the servers run on: a supported line (22, 24, 26) or a
+                      node executable (default: the node running this script; make uses .nvmrc's)
+  --lines LIST        other Node lines for the cross-line section (default: every other
+                      supported line installed; "none" to skip)
+  --rounds N          interleaved rounds (default: 5)
   --connections N     concurrent connections (default: 100)
-  --duration S        measured seconds per run (default: 20)
-  --warmup S          warm-up seconds on the same connections (default: 3)
-  --out DIR           where report.md, results.json, chart.svg go (default: bench/out)
-  --repeat N          main runs per configuration; reports the median and the spread (default: 1)
+  --duration S        measured seconds per visit (default: 4)
+  --warmup S          warm-up seconds per visit, on the visit's fresh connections (default: 2)
+  --out DIR           where report.md, results.json and the charts go (default: bench/out)
+  --readme FILE       also write the report's summary into FILE between
+                      <!-- bench:begin --> and <!-- bench:end -->
+  --render DIR        measure nothing: render DIR/results.json again (with --readme, the summary too)
   --load-processes N  autocannon processes sharing the connections (default: 1)
   --pin               load generator, sampler and wrk on CPU 0, servers on the others
                       (taskset, every thread); refused without a CPU per worker left
-  --no-curves         only the main table: no cost curves, fixed-rate runs or wrk
-  --curve-duration S  measured seconds per curve point and fixed rate (default: 5)
-  --quick             a few seconds per run, worker count 1, fewer curve points (for CI)
+  --no-curves         only the rounds: no cost curves, fixed-rate runs or wrk
+  --curve-duration S  measured seconds per curve point and fixed rate (default: 3)
+  --quick             two short rounds, worker count 1, fewer curve points (for CI)
   --soak DURATION     soak mode instead: each tier (default: the configuration's soakTiers) under
                       load for DURATION (e.g. 10m); passes when RSS grows < 5%
                       (default --out bench/out/soak)
@@ -47,11 +64,15 @@ function parseOptions(argv) {
       config: { type: 'string', default: DEFAULT_CONFIG },
       tiers: { type: 'string' },
       workers: { type: 'string' },
+      node: { type: 'string' },
+      lines: { type: 'string' },
+      rounds: { type: 'string' },
       connections: { type: 'string', default: '100' },
       duration: { type: 'string' },
       warmup: { type: 'string' },
       out: { type: 'string' },
-      repeat: { type: 'string', default: '1' },
+      readme: { type: 'string' },
+      render: { type: 'string' },
       'load-processes': { type: 'string', default: '1' },
       pin: { type: 'boolean', default: false },
       'no-curves': { type: 'boolean', default: false },
@@ -63,6 +84,7 @@ function parseOptions(argv) {
     },
   });
   if (values.help) return null;
+  if (values.render) return { render: path.resolve(values.render), readme: values.readme && path.resolve(values.readme) };
   const soak = values.soak === undefined ? null : parseDuration(values.soak);
   const config = loadConfig(values.config);
   const defaultTiers = soak ? (config.soakTiers ?? config.tiers.map((t) => t.name)) : config.tiers.map((t) => t.name);
@@ -72,19 +94,25 @@ function parseOptions(argv) {
   const lengths = requests.ofLength ? requests.lengths ?? [] : [];
   const quick = values.quick;
   const workers = (values.workers ?? (quick ? '1' : '1,2')).split(',').map(Number);
-  const curveDuration = Number(values['curve-duration'] ?? (quick ? 1 : 5));
+  const curveDuration = Number(values['curve-duration'] ?? (quick ? 1 : 3));
+  const node = values.node ? nodeBinary(values.node) : process.execPath;
+  const lines = values.lines === 'none' ? [] : values.lines ? values.lines.split(',').map(nodeBinary) : otherInstalledLines(node);
   return {
     tiers,
     workers,
+    node,
+    // Quick: one other line (the oldest) is enough to exercise the cross-line section.
+    lines: soak ? [] : quick && !values.lines ? lines.slice(-1) : lines,
+    rounds: Number(values.rounds ?? (quick ? 2 : 5)),
     connections: Number(values.connections),
-    duration: soak ?? Number(values.duration ?? (values.quick ? 2 : 20)),
-    warmup: soak ? parseDuration(values['soak-warmup']) : Number(values.warmup ?? (values.quick ? 1 : 3)),
+    duration: soak ?? Number(values.duration ?? (quick ? 1 : 4)),
+    warmup: soak ? parseDuration(values['soak-warmup']) : Number(values.warmup ?? (quick ? 0 : 2)),
     soak: soak !== null,
-    oneConnectionSeconds: values.quick ? 1 : 5,
+    oneConnection: quick ? { warmup: 0, duration: 1 } : { warmup: 1, duration: 2 },
     config,
     paths: requests.paths,
     out: path.resolve(values.out ?? path.join(ROOT, soak ? 'bench/out/soak' : 'bench/out')),
-    repeat: Number(values.repeat),
+    readme: values.readme && path.resolve(values.readme),
     loadProcesses: Number(values['load-processes']),
     pin: values.pin ? pin(Math.max(...workers)) : null,
     curves: !soak && !values['no-curves'] && {
@@ -93,29 +121,8 @@ function parseOptions(argv) {
       rateFractions: quick ? [0.5] : RATE_FRACTIONS,
       curveWarmup: quick ? 0 : 1,
       curveDuration,
-      wrkSeconds: quick ? 1 : 10,
+      wrkSeconds: quick ? 1 : 5,
     },
-  };
-}
-
-function machine() {
-  const tryRun = (cmd, args) => {
-    try {
-      return execFileSync(cmd, args, { encoding: 'utf8' }).trim();
-    } catch {
-      return `${cmd}: not found`;
-    }
-  };
-  return {
-    cpu: os.cpus()[0]?.model ?? 'unknown CPU',
-    cores: os.availableParallelism(),
-    memoryGB: Math.round(os.totalmem() / 2 ** 30),
-    os: `${os.type()} ${os.release()}`,
-    node: process.version,
-    autocannon: require('autocannon/package.json').version,
-    // `wrk -v` prints its version and exits 1.
-    wrk: (spawnSync('wrk', ['-v'], { encoding: 'utf8' }).stdout ?? 'wrk: not found').split(' [')[0],
-    rustc: tryRun('rustc', ['--version']),
   };
 }
 
@@ -144,17 +151,37 @@ function commonSettings(options) {
     baseline: options.config.baseline,
     requests: { description: options.config.requests.description, paths: options.paths.length },
     references: Object.fromEntries(options.config.tiers.filter((t) => t.reference).map((t) => [t.name, t.reference])),
+    frameworkCost: options.config.frameworkCost,
+    commit: gitDescribe(),
+    date: new Date().toISOString().slice(0, 10),
   };
 }
 
-/** Writes results.json and every file the report module renders from it. */
-function writeReport(out, report, render) {
+/** The checked-out commit, "+changes" when the tree differs from it; null outside git. */
+function gitDescribe() {
+  const git = (...args) => spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' });
+  const head = git('rev-parse', '--short', 'HEAD');
+  if (head.status !== 0) return null;
+  const dirty = git('status', '--porcelain', '--untracked-files=no').stdout.trim();
+  return `${head.stdout.trim()}${dirty ? '+changes' : ''}`;
+}
+
+/** Writes results.json and every file the report module renders from it; with `readmeFile`, its summary. */
+function writeReport(out, data, render, readmeFile) {
   fs.mkdirSync(out, { recursive: true });
-  fs.writeFileSync(path.join(out, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
-  const files = render(report);
+  fs.writeFileSync(path.join(out, 'results.json'), `${JSON.stringify(data, null, 2)}\n`);
+  writeRendered(out, data, render, readmeFile);
+}
+
+function writeRendered(out, data, render, readmeFile) {
+  const files = render(data);
   for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(out, name), text);
   console.log(files['report.md']);
   console.log(`written to ${out}/: results.json, ${Object.keys(files).join(', ')}`);
+  if (readmeFile) {
+    readme.update(readmeFile, readme.section(data, path.relative(path.dirname(readmeFile), out)));
+    console.log(`benchmark summary written into ${readmeFile}`);
+  }
 }
 
 async function soak(options) {
@@ -170,11 +197,73 @@ async function soak(options) {
     process.stderr.write(`\r\x1b[Ksoak ${tier}: RSS ${result.rss.startMB.toFixed(1)} -> ${result.rss.endMB.toFixed(1)} MB (${(result.rss.growth * 100).toFixed(2)}%), ${result.pass ? 'pass' : 'FAIL'}\n`);
     results.push(result);
   }
-  writeReport(options.out, { results, settings: commonSettings(options), machine: machine() }, (r) => ({
+  writeReport(options.out, { results, settings: commonSettings(options), machine: describeMachine(options.node) }, (r) => ({
     'report.md': soakReport.markdown(r),
     'chart.svg': soakReport.svg(r.results),
   }));
   if (results.some((r) => !r.pass)) process.exitCode = 1;
+}
+
+// Servers started and not yet stopped: thawed and stopped if this process is interrupted.
+const live = new Set();
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.once(signal, () => {
+    for (const server of live) {
+      thaw(server.child.pid);
+      server.child.kill('SIGTERM');
+    }
+    process.exit(130);
+  });
+}
+
+/**
+ * The servers of one worker count: every tier (those that take no worker
+ * count at the first only, the anchor always) and, at the first, the
+ * configuration's crossLine tiers on each other Node line. Each is started,
+ * warmed, its body bytes read, and frozen.
+ */
+async function startSubjects(workers, first, anchor, options, log) {
+  const { config, paths, connections } = options;
+  const plan = [];
+  for (const tier of options.tiers) {
+    const entry = tierOf(config, tier);
+    if (first || !entry.singleProcess || tier === anchor) plan.push({ key: tier, tier, entry, node: options.node });
+  }
+  if (first) {
+    for (const exe of options.lines) {
+      const version = describeNode(exe).node.replace(/^v/, '');
+      for (const tier of (config.crossLine ?? []).filter((t) => options.tiers.includes(t))) {
+        plan.push({ key: `${tier}@${version}`, tier, entry: tierOf(config, tier), node: exe, line: version });
+      }
+    }
+  }
+  const subjects = [];
+  try {
+    for (const s of plan) {
+      log(`starting ${s.key} w=${workers}`, true);
+      const server = await startTier(s.tier, { workers, node: s.node, cpus: options.pin?.server, config });
+      live.add(server);
+      const meter = createMeter(server, { entry: s.entry, workers, clientCpus: options.pin?.client, loadProcesses: options.loadProcesses, log });
+      const subject = { ...s, server, meter, root: server.child.pid };
+      subjects.push(subject);
+      if (options.warmup) await meter.window(closed(connections, paths, 0, options.warmup), { label: `${s.key} warm-up` });
+      subject.meanBodyBytes = await meanBodyBytes(server.url, paths);
+      freeze(subject.root);
+    }
+  } catch (err) {
+    await stopSubjects(subjects);
+    throw err;
+  }
+  return subjects;
+}
+
+async function stopSubjects(subjects) {
+  for (const s of subjects) {
+    thaw(s.root);
+    s.meter.close();
+    await s.server.stop();
+    live.delete(s.server);
+  }
 }
 
 async function main() {
@@ -186,52 +275,94 @@ async function main() {
     process.exit(2);
   }
   if (!options) return console.log(USAGE);
+  if (options.render) {
+    const data = JSON.parse(fs.readFileSync(path.join(options.render, 'results.json'), 'utf8'));
+    return writeRendered(options.render, data, report.render, options.readme);
+  }
   if (options.soak) return soak(options);
-  const pinning = options.pin;
   const { paths, config } = options;
+  const anchor = options.tiers.includes(config.baseline) ? config.baseline : options.tiers[0];
   const log = (line, partial) => process.stderr.write(`\r\x1b[K${line}${partial ? '' : '\n'}`);
   const results = [];
+  const crossLine = [];
+  const rounds = [];
   let baselineMax;
   for (const workers of options.workers) {
-    for (const tier of options.tiers) {
-      const runs = [];
-      let curves = null;
-      for (let i = 0; i < options.repeat; i++) {
-        const label = `${tier} w=${workers}${options.repeat > 1 ? ` #${i + 1}` : ''}`;
-        // Curves, fixed rates and wrk once per tier, at the first worker count.
-        const withCurves = options.curves && i === 0 && workers === options.workers[0];
-        const run = await benchTier(tier, {
-          ...options,
-          workers,
-          paths,
-          serverCpus: pinning?.server,
-          clientCpus: pinning?.client,
-          curves: withCurves && { ...options.curves, baselineMax },
-          log,
-        });
-        log(`${label}: ${run.requestsPerSecond.toFixed(0)} req/s, p99 ${run.latencyMs.p99.toFixed(1)} ms${run.errors || run.non2xx ? ' (ERRORS)' : ''}`);
-        const { crossCheck, connectionsCurve, lengthCurve, fixedRate, oneConnection, ...main } = run;
-        if (withCurves) curves = { crossCheck, connectionsCurve, lengthCurve, fixedRate };
-        runs.push(main);
-      }
-      const median = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(runs.length / 2)];
-      if (tier === config.baseline && workers === options.workers[0]) baselineMax = median.requestsPerSecond;
-      results.push({
-        ...median,
-        reference: Boolean(tierOf(config, tier).reference),
-        ...curves,
-        repeats: runs.length,
-        spread: { min: Math.min(...runs.map((r) => r.requestsPerSecond)), max: Math.max(...runs.map((r) => r.requestsPerSecond)) },
-        runs,
+    const first = workers === options.workers[0];
+    const subjects = await startSubjects(workers, first, anchor, options, log);
+    try {
+      const visits = await runRounds(subjects, {
+        anchor,
+        rounds: options.rounds,
+        measure: (s, round) =>
+          visit(s.meter, {
+            label: `round ${round + 1}/${options.rounds} ${s.key} w=${workers}`,
+            connections: options.connections,
+            paths,
+            warmup: options.warmup,
+            duration: options.duration,
+            // The per-call cost does not depend on the worker count.
+            oneConnection: first && options.oneConnection,
+            eventLoop: Boolean(s.entry.eventLoop),
+          }),
       });
+      const summary = summarize(visits, anchor, options.rounds);
+      rounds.push({ workers, anchor, rounds: summary.rounds });
+      for (const s of subjects) {
+        const { main: figures, single, runs, ratios } = summary.subjects.get(s.key);
+        const result = {
+          tier: s.tier,
+          workers,
+          connections: options.connections,
+          ...figures,
+          meanBodyBytes: s.meanBodyBytes,
+          ...(single && { oneConnectionLatencyMs: single.latencyMs, oneConnection: single }),
+          reference: Boolean(s.entry.reference),
+          ratios,
+          visits: runs.length,
+          runs,
+        };
+        const flagged = result.errors || result.non2xx ? ' (ERRORS)' : '';
+        log(`${s.key} w=${workers}: ${result.requestsPerSecond.toFixed(0)} req/s, x${ratios.requestsPerSecond.median.toFixed(3)} of ${anchor} (${ratios.requestsPerSecond.min.toFixed(3)}-${ratios.requestsPerSecond.max.toFixed(3)})${flagged}`);
+        if (s.line) crossLine.push({ ...result, line: s.line, v8: describeNode(s.node).v8 });
+        else results.push(result);
+      }
+      if (first) baselineMax = results.find((r) => r.tier === config.baseline)?.requestsPerSecond;
+      if (first && options.curves) {
+        for (const s of subjects.filter((x) => !x.line)) {
+          const result = results.find((r) => r.tier === s.tier && r.workers === workers);
+          thaw(s.root);
+          try {
+            Object.assign(result, await curvesOf(s.meter, {
+              tier: s.tier,
+              config,
+              curves: options.curves,
+              connections: options.connections,
+              paths,
+              clientCpus: options.pin?.client,
+              main: result,
+              single: result.oneConnection,
+              baselineMax,
+            }));
+          } finally {
+            freeze(s.root);
+          }
+          log(`${s.key}: curves done`);
+        }
+      }
+    } finally {
+      await stopSubjects(subjects);
     }
   }
   const settings = {
     ...commonSettings(options),
-    oneConnectionSeconds: options.oneConnectionSeconds,
-    repeat: options.repeat,
+    anchor,
+    rounds: options.rounds,
+    oneConnection: options.oneConnection,
+    oneConnectionSeconds: options.oneConnection.duration,
     loadProcesses: options.loadProcesses,
-    pin: pinning,
+    pin: options.pin,
+    lines: [describeNode(options.node).node, ...options.lines.map((exe) => describeNode(exe).node)],
     curves: options.curves && {
       connections: options.curves.connections,
       lengths: options.curves.lengths.map((l) => l.length),
@@ -241,9 +372,9 @@ async function main() {
       wrkSeconds: options.curves.wrkSeconds,
     },
   };
-  writeReport(options.out, { results, settings, machine: machine() }, report.render);
-  // The main table must be clean; the curves may show a tier refusing load (503) at 1000 connections.
-  if (results.some((r) => r.errors || r.non2xx)) process.exitCode = 1;
+  writeReport(options.out, { results, crossLine, rounds, settings, machine: describeMachine(options.node) }, report.render, options.readme);
+  // The rounds must be clean; the curves may show a tier refusing load (503) at 1000 connections.
+  if ([...results, ...crossLine].some((r) => r.errors || r.non2xx)) process.exitCode = 1;
 }
 
 main().catch((err) => {

@@ -15,6 +15,10 @@ const { openLoop } = require('../bench/lib/load');
 const { percentile } = require('../bench/lib/drive');
 const { resetEventLoop, readEventLoop } = require('../bench/lib/event-loop');
 const { TIERS, RUST_TIERS } = require('./helpers/tiers');
+const readme = require('../bench/lib/readme');
+const { roundOrder, summarize } = require('../bench/lib/rounds');
+const { freeze, thaw, isFrozen } = require('../bench/lib/freeze');
+const { treePids } = require('../bench/lib/proc-tree');
 
 const RUN = path.join(ROOT, 'bench/run.js');
 const COMPARE = path.join(ROOT, 'bench/compare.js');
@@ -22,11 +26,13 @@ const COMPARE = path.join(ROOT, 'bench/compare.js');
 describe('bench/run.js --quick', () => {
   let out;
   let report;
+  let data;
   let results;
   before(() => {
     out = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-bench-'));
     execFileSync(process.execPath, [RUN, '--quick', '--connections', '50', '--out', out], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 400_000 });
-    ({ results } = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8')));
+    data = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'));
+    ({ results } = data);
     report = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
   });
   after(() => fs.rmSync(out, { recursive: true, force: true }));
@@ -35,7 +41,7 @@ describe('bench/run.js --quick', () => {
 
   it('reports every tier and the two references, with zero errors', () => {
     assert.deepEqual(results.map((r) => r.tier).sort(), [...tiers].sort());
-    for (const r of results) {
+    for (const r of [...results, ...data.crossLine]) {
       assert.equal(r.errors, 0, `${r.tier} errors`);
       assert.equal(r.non2xx, 0, `${r.tier} non-2xx`);
       assert.ok(r.requestsPerSecond > 0 && r.latencyMs.p99 > 0 && r.latencyMs.p999 >= r.latencyMs.p99, r.tier);
@@ -45,6 +51,46 @@ describe('bench/run.js --quick', () => {
     }
     for (const tier of tiers) assert.match(report, new RegExp(`^\\| ${tier}( \\(ref\\.\\))? \\| 1 \\|`, 'm'));
     assert.match(fs.readFileSync(path.join(out, 'chart.svg'), 'utf8'), /^<svg/);
+  });
+
+  it('measures in interleaved rounds: every tier each round in a rotated order, the anchor twice, ratios per round', () => {
+    const [{ anchor, rounds }] = data.rounds;
+    assert.equal(anchor, 'js');
+    assert.equal(rounds.length, 2);
+    const subjects = [...tiers, ...data.crossLine.map((r) => `${r.tier}@${r.line}`)];
+    for (const round of rounds) {
+      assert.deepEqual([...new Set(round.order)].sort(), [...subjects].sort(), `round ${round.round}`);
+      assert.equal(round.order.filter((k) => k === anchor).length, 2, `anchor twice in round ${round.round}`);
+      assert.ok(round.order.length === subjects.length + 1);
+      assert.ok(round.anchorRequestsPerSecond > 0 && round.steal >= 0 && round.softirq >= 0, 'machine index and /proc/stat shares');
+    }
+    assert.notDeepEqual(rounds[0].order, rounds[1].order, 'the order rotates');
+    for (const r of [...results, ...data.crossLine]) {
+      for (const figure of ['requestsPerSecond', 'serverCpuUsPerRequest', 'oneConnectionMs']) {
+        const st = r.ratios[figure];
+        assert.equal(st.perRound.length, 2, `${r.tier} ${figure}`);
+        assert.ok(st.min <= st.median && st.median <= st.max && st.min > 0, `${r.tier} ${figure}`);
+      }
+      assert.equal(r.runs.length, r.tier === anchor ? 4 : 2, `${r.tier}: one visit per round, the anchor two`);
+    }
+    const js = results.find((r) => r.tier === anchor);
+    assert.deepEqual(js.ratios.requestsPerSecond.perRound, [1, 1]);
+    // A Rust tier beats `js` by far in every round; `axum` needs no worker count.
+    assert.ok(results.find((r) => r.tier === 'napi').ratios.requestsPerSecond.min > 5);
+    for (const section of ['Main run: closed loop, interleaved rounds', 'Relative to `js`, within each round', 'Rounds', 'What the framework costs', 'Across Node lines']) {
+      assert.match(report, new RegExp(`^## ${section.replace(/[()`]/g, '\\$&')}`, 'm'), section);
+    }
+  });
+
+  it('runs napi and its bare node:http reference on another Node line in the same rounds, and says which', () => {
+    const lines = [...new Set(data.crossLine.map((r) => r.line))];
+    assert.equal(lines.length, 1);
+    assert.notEqual(`v${lines[0]}`, data.machine.node);
+    assert.deepEqual(data.crossLine.map((r) => r.tier).sort(), ['napi', 'napi-node-http']);
+    assert.ok(data.crossLine.every((r) => /^\d+\.\d+/.test(r.v8)), 'V8 recorded per line');
+    assert.match(data.machine.node, /^v\d+\./);
+    assert.ok(data.machine.v8 && data.machine.kernel, 'Node, V8 and the kernel recorded');
+    assert.match(report, new RegExp(`^\\| ${lines[0].replace(/\./g, '\\.')} \\| [^|]+ \\| \`napi\` \\|`, 'm'));
   });
 
   it('separates body bytes from wire bytes: the same PNG bytes on every Rust tier', () => {
@@ -70,29 +116,84 @@ describe('bench/run.js --quick', () => {
       const rates = r.fixedRate.map((f) => f.of);
       assert.deepEqual(rates, r.tier === 'js' ? ['js'] : ['js', 'own'], r.tier);
       for (const f of r.fixedRate) assert.ok(f.responses > 0 && f.latencyMs.p50 > 0 && f.targetRate > 0, `${r.tier} fixed rate`);
+      // The fixed rates come from the rounds' medians.
+      assert.equal(r.fixedRate[0].targetRate, 0.5 * results.find((x) => x.tier === 'js').requestsPerSecond, r.tier);
       assert.ok(r.crossCheck.wrk.requestsPerSecond > 0 && r.crossCheck.autocannon === r.requestsPerSecond, `${r.tier} wrk`);
     }
-    for (const section of ['What express costs', 'Latency at fixed request rates', 'Cost against text length', 'Against connections', 'autocannon against wrk', 'Cost per million requests']) {
+    for (const section of ['Latency at fixed request rates', 'Cost against text length', 'Against connections', 'autocannon against wrk', 'Cost per million requests']) {
       assert.match(report, new RegExp(`^## ${section}`, 'm'));
     }
+    // The relative table's p99 is at the common fixed rate, not closed-loop.
+    assert.match(report, /^\| tier \| workers \| req\/s \| CPU per request \| c=1 latency \| p99 at \d+ req\/s \|/m);
     for (const chart of ['length-cpu.svg', 'length-p99.svg', 'connections-rps.svg', 'connections-p99.svg']) {
       assert.match(fs.readFileSync(path.join(out, chart), 'utf8'), /<polyline/, chart);
     }
   });
 
-  it('bench/compare.js passes a report against itself and flags a figure that moved', () => {
+  it('marks the rows the load generator or the machine limited as lower bounds, in the tables and the chart', () => {
+    const { limitOf } = require('../bench/lib/report');
+    const bound = results.filter((r) => limitOf(r, data.machine.cores));
+    // `axum` answers far faster than any node-server tier: the generator's share shows.
+    assert.ok(bound.some((r) => r.tier === 'axum'), 'axum is bound by the load generator');
+    for (const r of bound) assert.match(report, new RegExp(`^\\| ${r.tier}( \\(ref\\.\\))? \\| 1 \\| (\\*\\*)?≥ `, 'm'), r.tier);
+    for (const r of results.filter((x) => !bound.includes(x))) assert.doesNotMatch(report, new RegExp(`^\\| ${r.tier}( \\(ref\\.\\))? \\| 1 \\| (\\*\\*)?≥ `, 'm'), r.tier);
+    assert.match(fs.readFileSync(path.join(out, 'chart.svg'), 'utf8'), /url\(#bound\).*≥ /s);
+  });
+
+  it('bench/compare.js passes a report against itself, flags a ratio that moved, and refuses another machine', () => {
     const file = path.join(out, 'results.json');
     const same = spawnSync(process.execPath, [COMPARE, file, file], { encoding: 'utf8' });
     assert.equal(same.status, 0, same.stdout);
-    assert.match(same.stdout, /^0 of \d+ figures moved/m);
+    assert.match(same.stdout, /^0 of \d+ ratios moved/m);
     const moved = JSON.parse(fs.readFileSync(file, 'utf8'));
-    moved.results.find((r) => r.tier === 'napi').serverCpuUsPerRequest *= 1.5;
+    moved.results.find((r) => r.tier === 'napi').ratios.serverCpuUsPerRequest.median *= 1.06;
+    // An absolute figure that moves alone is drift, not a difference.
+    moved.results.find((r) => r.tier === 'wasm').requestsPerSecond *= 0.5;
     const movedFile = path.join(out, 'moved.json');
     fs.writeFileSync(movedFile, JSON.stringify(moved));
     const diff = spawnSync(process.execPath, [COMPARE, file, movedFile], { encoding: 'utf8' });
     assert.equal(diff.status, 1, diff.stdout);
-    assert.match(diff.stdout, /^\| napi \| 1 \| server CPU us\/req \|.*\+50\.0% \| 10\.0% \(assumed\) \| \*\*moved\*\* \|$/m);
-    assert.match(diff.stdout, /^1 of \d+ figures moved/m);
+    assert.match(diff.stdout, /^\| napi \| 1 \| CPU\/req ratio \|.*\+6\.0% \| 5\.0% \| \*\*moved\*\* \|$/m);
+    assert.match(diff.stdout, /^1 of \d+ ratios moved/m);
+    const other = { ...moved, machine: { ...moved.machine, cores: moved.machine.cores * 4 } };
+    fs.writeFileSync(movedFile, JSON.stringify(other));
+    const refused = spawnSync(process.execPath, [COMPARE, file, movedFile], { encoding: 'utf8' });
+    assert.equal(refused.status, 2);
+    assert.match(refused.stderr, /different machines \(cores: \d+ vs \d+\)/);
+    assert.equal(spawnSync(process.execPath, [COMPARE, file, movedFile, '--any-machine'], { encoding: 'utf8' }).status, 1);
+  });
+
+  it('--render draws the same report from results.json, and --readme writes its summary between the markers', () => {
+    const before = report;
+    const readmeFile = path.join(out, 'README.md');
+    fs.writeFileSync(readmeFile, `# x\n\nabove\n\n${readme.BEGIN}\nstale\n${readme.END}\n\nbelow\n`);
+    execFileSync(process.execPath, [RUN, '--render', out, '--readme', readmeFile], { stdio: 'ignore' });
+    assert.equal(fs.readFileSync(path.join(out, 'report.md'), 'utf8'), before);
+    const written = fs.readFileSync(readmeFile, 'utf8');
+    assert.ok(written.startsWith('# x\n\nabove\n\n') && written.endsWith('\n\nbelow\n'), 'only the section changes');
+    assert.equal(readme.extract(written), readme.section(data, '.'));
+    assert.match(readme.extract(written), /^\| napi \| \d+\.\dx \(/m);
+  });
+});
+
+describe('the README and the committed report', () => {
+  const committed = JSON.parse(fs.readFileSync(path.join(ROOT, 'bench/results/results.json'), 'utf8'));
+  const text = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+
+  it('holds exactly the summary bench/results/results.json renders', () => {
+    assert.equal(readme.extract(text), readme.section(committed, 'bench/results'), 'run: node bench/run.js --render bench/results --readme README.md');
+  });
+
+  it('quotes no benchmark figure outside that summary', () => {
+    const outside = text.replace(readme.extract(text), '');
+    // A measured rate or cost per request: "12,744 req/s", "88.3 us/req", "66.1 us of CPU".
+    const figure = /\d[\d,.]*\s*(req\/s|us\/req|us of (server )?CPU|requests? per second)/g;
+    assert.deepEqual(outside.match(figure) ?? [], []);
+  });
+
+  it('was made on the pinned Node line, with the cross-line section', () => {
+    assert.equal(committed.machine.node, `v${fs.readFileSync(path.join(ROOT, '.nvmrc'), 'utf8').trim()}`);
+    assert.ok(committed.crossLine.length >= 4, 'napi and its reference on the two other lines');
   });
 });
 
@@ -110,6 +211,54 @@ describe('bench harness parts', () => {
     } finally {
       await server.stop();
     }
+  });
+
+  it("freezes a server's whole tree: a frozen cluster answers nothing, thawed it answers", async () => {
+    const server = await startTier('cli-pool', { workers: 2 });
+    try {
+      const root = server.child.pid;
+      // The primary, two workers and their qr_cli --serve children.
+      assert.ok(treePids(root).length >= 5, `${treePids(root).length} processes`);
+      freeze(root);
+      assert.ok(isFrozen(root), 'every process stopped');
+      const pending = fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(5000) }).then((res) => res.status);
+      const early = await Promise.race([pending, new Promise((resolve) => setTimeout(() => resolve('nothing'), 500))]);
+      assert.equal(early, 'nothing', 'a frozen server does not answer');
+      thaw(root);
+      assert.equal(await pending, 200, 'thawed, it answers the request that waited');
+      assert.ok(!isFrozen(root));
+    } finally {
+      thaw(server.child.pid);
+      await server.stop();
+    }
+  });
+
+  it('orders each round with the anchor first and halfway, the others rotated', () => {
+    const keys = ['js', 'a', 'b', 'c', 'd'];
+    assert.deepEqual(roundOrder(keys, 'js', 0), ['js', 'a', 'b', 'js', 'c', 'd']);
+    assert.deepEqual(roundOrder(keys, 'js', 1), ['js', 'b', 'c', 'js', 'd', 'a']);
+    assert.deepEqual(roundOrder(keys, 'js', 4), roundOrder(keys, 'js', 0));
+  });
+
+  it('reads each ratio within its round, so a round where the whole machine ran slow changes none', () => {
+    // Round 2 runs everything at half speed and double CPU: absolute medians
+    // move, ratios do not.
+    const visit = (key, round, rps, cpu) => ({ key, round, main: { requestsPerSecond: rps, serverCpuUsPerRequest: cpu, peakPssMB: 10 + round, errors: round, machine: { steal: 0, softirq: 0.01 } }, single: { latencyMs: { mean: 1000 / rps } } });
+    const visits = [];
+    for (const [round, speed] of [[0, 1], [1, 0.5], [2, 1]]) {
+      visits.push(visit('js', round, 100 * speed, 10 / speed), visit('napi', round, 3000 * speed, 0.3 / speed), visit('js', round, 100 * speed, 10 / speed));
+    }
+    const { subjects, rounds } = summarize(visits, 'js', 3);
+    const napi = subjects.get('napi');
+    for (const figure of ['requestsPerSecond', 'serverCpuUsPerRequest', 'oneConnectionMs']) {
+      const st = napi.ratios[figure];
+      assert.ok(st.perRound.every((x) => Math.abs(x - st.perRound[0]) < 1e-9), `${figure}: ${st.perRound}`);
+    }
+    assert.ok(Math.abs(napi.ratios.requestsPerSecond.median - 30) < 1e-9);
+    assert.deepEqual(rounds.map((r) => r.anchorRequestsPerSecond), [1, 0.5, 1]);
+    // Peaks are the maximum, failures the sum over every visit.
+    assert.equal(napi.main.peakPssMB, 12);
+    assert.equal(napi.main.errors, 3);
   });
 
   it('--pin is refused where it cannot give every worker a CPU apart from the load generator', () => {

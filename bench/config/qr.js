@@ -10,7 +10,7 @@ const { FIXTURE, CURVE_LENGTHS, textsOfLength, qrcodePath } = require('../lib/te
 
 const ROOT = path.resolve(__dirname, '../..');
 const QR_SERVER_BIN = process.env.QR_SERVER_BIN || path.join(ROOT, 'target/release/qr_server');
-const node = (script, ...args) => [process.execPath, path.join(ROOT, script), ...args];
+const node = (exe, script, ...args) => [exe, path.join(ROOT, script), ...args];
 
 const texts = JSON.parse(fs.readFileSync(FIXTURE, 'utf8')).urls;
 
@@ -18,26 +18,39 @@ const texts = JSON.parse(fs.readFileSync(FIXTURE, 'utf8')).urls;
 module.exports = {
   title: 'QR-code tiers',
   baseline: 'js',
+  // What a reader on another Node line gets: the addon in express against
+  // the same call behind bare node:http.
+  crossLine: ['napi', 'napi-node-http'],
+  // The report's "What the framework costs": the same addon call behind
+  // express in node-server and behind bare node:http.
+  frameworkCost: {
+    framework: 'napi',
+    bare: 'napi-node-http',
+    what: 'The same `generateQrCodeSync` call behind express in node-server (`napi`, with its guards) and behind bare `node:http` (`napi-node-http`, one process, no guards).',
+  },
   tiers: [
     ...TIERS.map((tier) => ({
       name: tier.name,
       // qr_server alone for `axum`; node-server for every other tier.
       command: tier.server === 'qr_server'
         ? ({ env }) => [env?.QR_SERVER_BIN ?? QR_SERVER_BIN, '--port', '0']
-        : ({ workers }) => node('node-server/server.js', '--tier', tier.name, '--port', '0', '--workers', String(workers)),
+        : ({ workers, node: exe }) => node(exe, 'node-server/server.js', '--tier', tier.name, '--port', '0', '--workers', String(workers)),
       eventLoop: tier.server !== 'qr_server',
+      singleProcess: tier.server === 'qr_server',
     })),
     {
       name: 'axum-nginx',
       reference: 'deploy/nginx.conf in front of one qr_server; memory and CPU are nginx + qr_server',
-      command: () => node('deploy/start.js', '--port', '0', '--qr-servers', '1', '--tier', 'none'),
+      command: ({ node: exe }) => node(exe, 'deploy/start.js', '--port', '0', '--qr-servers', '1', '--tier', 'none'),
+      singleProcess: true,
       // deploy/start.js starts the servers and serves nothing itself.
       launcher: true,
     },
     {
       name: 'napi-node-http',
       reference: 'the addon behind bare node:http, bench/reference/napi-node-http.js',
-      command: () => node('bench/reference/napi-node-http.js', '--port', '0'),
+      command: ({ node: exe }) => node(exe, 'bench/reference/napi-node-http.js', '--port', '0'),
+      singleProcess: true,
     },
   ],
   // The tiers that hold state across requests in a long-lived process or child.

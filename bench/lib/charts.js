@@ -60,31 +60,39 @@ function lineChart({ title, xLabel, yLabel, xs, series, logX = false, logY = fal
   return out.join('\n');
 }
 
-/** Horizontal bars of req/s per tier and worker count, p99 written beside each. */
-function barChart(results) {
+/**
+ * Horizontal bars of req/s per tier and worker count, p99 written beside
+ * each; the baseline grey, reference rows dark, and a row whose req/s is a
+ * lower bound (`lowerBound(r)`: the load generator or the machine was the
+ * limit) hatched and marked "≥".
+ */
+function barChart(results, { baseline, lowerBound = () => false } = {}) {
   const fmt = (x, d) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
   const rowH = 22;
   const left = 190;
-  const width = 780;
-  const barMax = width - left - 170;
+  const width = 800;
+  const barMax = width - left - 190;
   const max = Math.max(...results.map((r) => r.requestsPerSecond));
   const sorted = [...results].sort((a, b) => b.requestsPerSecond - a.requestsPerSecond);
-  const height = 40 + sorted.length * rowH + 20;
+  const height = 40 + sorted.length * rowH + 36;
   const bars = sorted.map((r, i) => {
     const y = 40 + i * rowH;
     const w = Math.max(1, (r.requestsPerSecond / max) * barMax);
-    const color = r.tier === 'js' ? '#999' : r.tier.startsWith('axum') ? '#b7410e' : '#dea584';
+    const color = r.tier === baseline ? '#999' : r.reference ? '#b7410e' : '#dea584';
+    const bound = lowerBound(r);
     return [
       `<text x="${left - 8}" y="${y + 15}" text-anchor="end">${esc(`${r.tier} (${r.workers}w)`)}</text>`,
-      `<rect x="${left}" y="${y + 3}" width="${w.toFixed(1)}" height="${rowH - 6}" fill="${color}"/>`,
-      `<text x="${left + w + 6}" y="${y + 15}">${fmt(r.requestsPerSecond, 0)} req/s, p99 ${fmt(r.latencyMs.p99, 1)} ms</text>`,
+      `<rect x="${left}" y="${y + 3}" width="${w.toFixed(1)}" height="${rowH - 6}" fill="${bound ? 'url(#bound)' : color}"/>`,
+      `<text x="${left + w + 6}" y="${y + 15}">${bound ? '≥ ' : ''}${fmt(r.requestsPerSecond, 0)} req/s, p99 ${fmt(r.latencyMs.p99, 1)} ms</text>`,
     ].join('');
   });
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
+    '<defs><pattern id="bound" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#dea584"/><line x1="0" y1="0" x2="0" y2="6" stroke="#7a3b10" stroke-width="2"/></pattern></defs>',
     '<rect width="100%" height="100%" fill="white"/>',
-    '<text x="10" y="22" font-size="15" font-weight="bold">Requests per second by tier (workers), closed loop; p99 beside each bar</text>',
+    '<text x="10" y="22" font-size="15" font-weight="bold">Requests per second by tier (workers), closed loop, median of the rounds; p99 beside each bar</text>',
     ...bars,
+    `<text x="10" y="${height - 12}" font-size="11">Hatched, "≥": the load generator or the machine was the limit, so the server does at least this much.</text>`,
     '</svg>',
     '',
   ].join('\n');

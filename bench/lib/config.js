@@ -10,16 +10,22 @@ const READY_LINE = /listening on (http:\/\/\S+)/;
 /**
  * @typedef {object} BenchTier
  * @property {string} name
- * @property {(options: { workers: number, env?: object }) => string[]} command
- *   the server's command line; it must listen on a free port and print its URL
+ * @property {(options: { workers: number, env?: object, node: string }) => string[]} command
+ *   the server's command line; it must listen on a free port and print its URL;
+ *   `node` is the node executable to run it with, where it runs on Node
  * @property {RegExp} [ready] the line with the URL as group 1 (default: `listening on (http://...)`)
  * @property {boolean} [eventLoop] the server answers node-server's /metrics/event-loop
  * @property {boolean} [launcher] the started process only launches the servers: left out of the figures
  * @property {string} [reference] a benchmark-only row; what it is
+ * @property {boolean} [singleProcess] takes no worker count: measured at the first worker count only
  *
  * @typedef {object} BenchConfig
  * @property {string} title
- * @property {string} [baseline] the tier ratios and fixed rates are measured against
+ * @property {string} [baseline] the anchor: the tier every ratio is read against, within
+ *   each interleaved round, and whose maximum sets the common fixed rates
+ * @property {string[]} [crossLine] tiers also measured on every other supported Node line
+ * @property {{ framework: string, bare: string, what: string }} [frameworkCost] two tiers
+ *   making the same call behind the service's framework and behind a bare server
  * @property {BenchTier[]} tiers
  * @property {string[]} [soakTiers]
  * @property {{ description: string, paths: string[], lengths?: number[], ofLength?: (bytes: number) => string[] }} requests
@@ -37,6 +43,7 @@ function loadConfig(file = DEFAULT_CONFIG) {
   }
   if (!Array.isArray(config.requests?.paths) || !config.requests.paths.length) problems.push('"requests.paths" must list at least one path');
   if (config.baseline && !config.tiers?.some((t) => t.name === config.baseline)) problems.push(`baseline "${config.baseline}" is not a tier`);
+  for (const name of config.crossLine ?? []) if (!config.tiers?.some((t) => t.name === name)) problems.push(`crossLine "${name}" is not a tier`);
   if (problems.length) throw new Error(`${file}: ${problems.join('; ')}`);
   return { ...config, file: path.resolve(file) };
 }

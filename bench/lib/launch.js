@@ -10,11 +10,12 @@ const ROOT = path.resolve(__dirname, '../..');
 
 /**
  * The command that starts a tier's server, from the configuration (the QR
- * tiers by default), plus `args`; `cpus` (e.g. "1-3") pins it and every
- * process it starts.
+ * tiers by default), plus `args`; `node` is the node executable for servers
+ * that run on Node (default: this one); `cpus` (e.g. "1-3") pins it and
+ * every process it starts.
  */
-function tierCommand(tier, { workers = 1, args = [], cpus, env, config = loadConfig() } = {}) {
-  const command = [...tierOf(config, tier).command({ workers, env }), ...args];
+function tierCommand(tier, { workers = 1, args = [], cpus, env, node = process.execPath, config = loadConfig() } = {}) {
+  const command = [...tierOf(config, tier).command({ workers, env, node }), ...args];
   if (cpus) command.unshift('taskset', '-c', cpus);
   return [command[0], command.slice(1)];
 }

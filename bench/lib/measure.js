@@ -1,20 +1,20 @@
 'use strict';
 
-// One tier, started once: the closed-loop run the main table reports, the
-// one-connection run, and (when asked) the cost curves, fixed-rate latency
-// and the wrk cross-check on the same server. Load comes from load processes
-// (load.js), memory and CPU from a sampler process (sampler.js).
+// Measured windows on a started server: the closed-loop run the main table
+// reports and the one-connection run (a visit of an interleaved round,
+// rounds.js), and the cost curves, fixed-rate latency and the wrk cross-check.
+// Load comes from load processes (load.js), memory and CPU from a sampler
+// process (sampler.js), the machine's steal and softirq from /proc/stat.
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { startTier } = require('./launch');
-const { tierOf } = require('./config');
 const { createSampler } = require('./sampler');
 const { reapedChildrenCpuSeconds } = require('./proc-tree');
 const { runLoad } = require('./load');
 const { percentile } = require('./drive');
 const { resetEventLoop, readEventLoop } = require('./event-loop');
+const { cpuTicks, cpuShares } = require('./machine');
 
 const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
 
@@ -45,7 +45,7 @@ function wrk(url, { paths, connections, seconds, cpus }) {
 }
 
 /** A run's figures from its load and its sampler window. */
-function figures(load, window, extra = {}) {
+function figures(load, window, machine, extra = {}) {
   const ok = load.responses - load.non2xx;
   const l = load.latencies;
   return {
@@ -70,81 +70,80 @@ function figures(load, window, extra = {}) {
     errors: load.errors,
     timeouts: load.timeouts,
     processes: window.processes,
+    machine,
     ...extra,
   };
 }
 
 /**
- * Starts `tier`, measures it, stops it.
- * @returns {Promise<object>} the main run's figures, plus `curves` and `crossCheck` when asked
+ * A meter on a started server (`server.child` the root of its tree):
+ * `window(job)` runs one load job and returns its figures.
  */
-async function benchTier(tier, options) {
-  const { workers, connections, warmup, duration, oneConnectionSeconds, paths, serverCpus, clientCpus, loadProcesses, log } = options;
-  const { config } = options;
-  const entry = tierOf(config, tier);
-  const server = await startTier(tier, { workers, cpus: serverCpus, config });
+function createMeter(server, { entry, workers, clientCpus, loadProcesses, log }) {
   const sampler = createSampler(server.child.pid, { includeRoot: !entry.launcher, cpus: clientCpus });
-  const loopMetrics = Boolean(entry.eventLoop);
-  // One measured window: load from the load processes, figures from the sampler.
-  const run = async (job, { label, eventLoop = false } = {}) => {
+  const window = async (job, { label, eventLoop = false } = {}) => {
     let begun;
+    let ticks;
     const onMeasureStart = () => {
+      ticks = cpuTicks();
       begun = Promise.all([sampler.begin(), eventLoop ? resetEventLoop(server.url, workers) : null]);
     };
     const onTick = (second, rps) => log?.(`${label}: ${second}/${job.warmup + job.duration} s, ${rps} req/s`, true);
     const load = await runLoad(server.url, job, { processes: job.connections > 1 ? loadProcesses : 1, cpus: clientCpus, onTick, onMeasureStart });
     await begun;
-    const window = await sampler.end();
+    const sampled = await sampler.end();
+    const machine = cpuShares(ticks, cpuTicks());
     const eventLoopDelayMs = eventLoop ? await readEventLoop(server.url, workers) : undefined;
-    return figures(load, window, eventLoop ? { eventLoopDelayMs } : {});
+    return figures(load, sampled, machine, eventLoop ? { eventLoopDelayMs } : {});
   };
-  try {
-    const closed = (c, p, w, d) => ({ kind: 'closed', connections: c, paths: p, warmup: w, duration: d, timeout: 30 });
-    const main = await run(closed(connections, paths, warmup, duration), { label: `${tier} w=${workers}`, eventLoop: loopMetrics });
-    // The bare cost of the mechanism per call: one connection, one request at a time.
-    const single = await run(closed(1, paths, 1, oneConnectionSeconds), { label: `${tier} c=1` });
-    const result = {
-      tier,
-      workers,
-      connections,
-      ...main,
-      meanBodyBytes: await meanBodyBytes(server.url, paths),
-      oneConnectionLatencyMs: single.latencyMs,
-      oneConnection: single,
-    };
-    const curves = options.curves;
-    if (curves) {
-      const { curveWarmup: cw, curveDuration: cd } = curves;
-      result.crossCheck = { wrk: wrk(server.url, { paths, connections, seconds: curves.wrkSeconds, cpus: clientCpus }), autocannon: main.requestsPerSecond };
-      result.lengthCurve = [];
-      for (const { length, paths: lengthPaths } of curves.lengths) {
-        const r = await run(closed(connections, lengthPaths, cw, cd), { label: `${tier} ${length} B` });
-        result.lengthCurve.push({ length, ...r });
-      }
-      result.fixedRate = [];
-      // Rates as fractions of the baseline tier's maximum and of this tier's own.
-      const { baseline } = config;
-      const baselineMax = tier === baseline ? main.requestsPerSecond : curves.baselineMax;
-      for (const [of, max] of [[baseline, baselineMax], ['own', main.requestsPerSecond]]) {
-        if (!of || !max || (of === 'own' && tier === baseline)) continue;
-        for (const fraction of curves.rateFractions) {
-          const rate = fraction * max;
-          const r = await run({ kind: 'open', rate, connections, paths, warmup: cw, duration: cd }, { label: `${tier} ${rate.toFixed(0)}/s` });
-          result.fixedRate.push({ of, fraction, targetRate: rate, ...r });
-        }
-      }
-      // Last: a thousand connections leave a backlog behind on the slow tiers.
-      result.connectionsCurve = [];
-      for (const c of curves.connections) {
-        const r = c === connections ? main : c === 1 ? single : await run(closed(c, paths, cw, cd), { label: `${tier} c=${c}` });
-        result.connectionsCurve.push({ connections: c, ...r });
-      }
-    }
-    return result;
-  } finally {
-    sampler.close();
-    await server.stop();
-  }
+  return { url: server.url, window, close: () => sampler.close() };
 }
 
-module.exports = { benchTier };
+const closed = (connections, paths, warmup, duration) => ({ kind: 'closed', connections, paths, warmup, duration, timeout: 30 });
+
+/**
+ * One visit: the closed-loop window at `connections` on fresh connections,
+ * then (given `oneConnection`) the bare cost of the mechanism per call: one
+ * connection, one request at a time.
+ */
+async function visit(meter, { label, connections, paths, warmup, duration, oneConnection, eventLoop }) {
+  const main = await meter.window(closed(connections, paths, warmup, duration), { label, eventLoop });
+  const single = oneConnection ? await meter.window(closed(1, paths, oneConnection.warmup, oneConnection.duration), { label: `${label} c=1` }) : null;
+  return { main, single };
+}
+
+/**
+ * The curves of one tier: wrk on the same texts, cost against text length,
+ * fixed-rate latency at fractions of the baseline's and the tier's own
+ * maximum (`main.requestsPerSecond`, the interleaved median), and req/s
+ * against connections (`main` and `single` are its c=connections and c=1 points).
+ */
+async function curvesOf(meter, { tier, config, curves, connections, paths, clientCpus, main, single, baselineMax }) {
+  const { curveWarmup: cw, curveDuration: cd } = curves;
+  const result = {};
+  result.crossCheck = { wrk: wrk(meter.url, { paths, connections, seconds: curves.wrkSeconds, cpus: clientCpus }), autocannon: main.requestsPerSecond };
+  result.lengthCurve = [];
+  for (const { length, paths: lengthPaths } of curves.lengths) {
+    const r = await meter.window(closed(connections, lengthPaths, cw, cd), { label: `${tier} ${length} B` });
+    result.lengthCurve.push({ length, ...r });
+  }
+  result.fixedRate = [];
+  const { baseline } = config;
+  for (const [of, max] of [[baseline, baselineMax], ['own', main.requestsPerSecond]]) {
+    if (!of || !max || (of === 'own' && tier === baseline)) continue;
+    for (const fraction of curves.rateFractions) {
+      const rate = fraction * max;
+      const r = await meter.window({ kind: 'open', rate, connections, paths, warmup: cw, duration: cd }, { label: `${tier} ${rate.toFixed(0)}/s` });
+      result.fixedRate.push({ of, fraction, targetRate: rate, ...r });
+    }
+  }
+  // Last: a thousand connections leave a backlog behind on the slow tiers.
+  result.connectionsCurve = [];
+  for (const c of curves.connections) {
+    const r = c === connections ? main : c === 1 ? single : await meter.window(closed(c, paths, cw, cd), { label: `${tier} c=${c}` });
+    result.connectionsCurve.push({ connections: c, ...r });
+  }
+  return result;
+}
+
+module.exports = { createMeter, visit, curvesOf, meanBodyBytes, closed };

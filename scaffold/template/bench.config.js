@@ -17,7 +17,7 @@ module.exports = {
   baseline: 'js',
   tiers: tierNames.map((name) => ({
     name,
-    command: () => [process.execPath, path.join(__dirname, 'js/server.js'), '--tier', name, '--port', '0'],
+    command: ({ node }) => [node, path.join(__dirname, 'js/server.js'), '--tier', name, '--port', '0'],
   })),
   soakTiers: ['cli-pool', 'napi-async'],
   requests: {
