@@ -179,7 +179,7 @@ function writeRendered(out, data, render, readmeFile) {
   console.log(files['report.md']);
   console.log(`written to ${out}/: results.json, ${Object.keys(files).join(', ')}`);
   if (readmeFile) {
-    readme.update(readmeFile, readme.section(data, path.relative(path.dirname(readmeFile), out)));
+    readme.update(readmeFile, readme.section(data, path.relative(path.dirname(readmeFile), out) || '.'));
     console.log(`benchmark summary written into ${readmeFile}`);
   }
 }

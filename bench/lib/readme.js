@@ -27,7 +27,7 @@ function section(report, reportDir) {
     `From [the committed report](${reportDir}/report.md), made with \`${settings.command}\` at ${settings.commit ?? 'an unrecorded commit'} on ${settings.date ?? 'an unrecorded date'}: Node ${machine.node}, ${machine.cpu}, ${machine.cores} cores. Each tier against \`${anchor}\` at ${w1} node-server worker${w1 === 1 ? '' : 's'}, the median of ${settings.rounds} interleaved rounds' ratios (lowest-highest round in brackets); higher is better.`,
     '',
   ];
-  const header = ['tier', 'req/s', 'CPU per request', 'c=1 latency', ...(common ? [`p99 at ${fmt(rateAt(ref, baseline, common)?.targetRate, 0)} req/s`] : []), 'peak PSS', ...(w2 ? [`req/s at ${w2} workers`] : [])];
+  const header = ['tier', 'req/s', 'CPU per request', 'c=1 latency', ...(common ? [`p99 at ${fmt(rateAt(ref, baseline, common)?.targetRate, 0)} req/s`] : []), 'peak PSS', ...(w2 ? [`req/s at ${w2} workers, against \`${anchor}\` at ${w2}`] : [])];
   const cells = rows.map((r) => {
     const p99 = (x) => rateAt(x, baseline, common)?.latencyMs.p99;
     const other = w2 && at(r.tier, w2);
