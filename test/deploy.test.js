@@ -10,7 +10,7 @@ const path = require('node:path');
 const { startServer, ROOT } = require('./helpers/servers');
 const { get, getFresh, qrcodePath } = require('./helpers/http');
 const { decodeQrPng } = require('./helpers/decode');
-const { childPids, commName, isAlive, waitFor } = require('./helpers/processes');
+const { childPids, commName, exeName, isAlive, waitFor } = require('./helpers/processes');
 const { treePids } = require('../bench/lib/proc-tree');
 
 const URI_TOO_LONG = 'uri too long (limit 8192 bytes)';
@@ -55,7 +55,7 @@ describe('deploy/start.js: nginx -> qr_server x2 + node-server', () => {
   });
 
   it('runs nginx, two qr_server and node-server', () => {
-    const names = childPids(deploy.child.pid).map(commName).sort();
+    const names = childPids(deploy.child.pid).map(exeName).sort();
     assert.deepEqual(names, ['nginx', 'node', 'qr_server', 'qr_server']);
     assert.equal(qrServers.length, 2);
   });

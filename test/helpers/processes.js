@@ -1,12 +1,26 @@
 'use strict';
 
 const fs = require('node:fs');
+const path = require('node:path');
 const { childPids } = require('../../bench/lib/proc-tree');
 
 /** The executable name of a pid, or null once it is gone. */
 function commName(pid) {
   try {
     return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The file name of a pid's executable, or null once it is gone. Unlike the
+ * comm name, which a program may set (Node 24+ names its main thread
+ * `node-MainThread`), it is what was started.
+ */
+function exeName(pid) {
+  try {
+    return path.basename(fs.readlinkSync(`/proc/${pid}/exe`)).replace(/ \(deleted\)$/, '');
   } catch {
     return null;
   }
@@ -27,4 +41,4 @@ async function waitFor(check, timeoutMs = 5000, what = 'condition') {
   }
 }
 
-module.exports = { childPids, commName, isAlive, waitFor };
+module.exports = { childPids, commName, exeName, isAlive, waitFor };
