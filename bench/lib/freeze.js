@@ -16,19 +16,31 @@ function signalTree(root, signal) {
   }
 }
 
-const freeze = (root) => signalTree(root, 'SIGSTOP');
-const thaw = (root) => signalTree(root, 'SIGCONT');
-
-/** Whether every process of the tree is stopped (state T in /proc/PID/stat). */
+/** Whether every process of the tree is stopped (or gone): state T, t, Z or X in /proc/PID/stat. */
 function isFrozen(root) {
   return treePids(root).every((pid) => {
     try {
       const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'T';
+      return 'TtZX'.includes(stat[stat.lastIndexOf(')') + 2]);
     } catch {
       return true;
     }
   });
 }
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Stops the tree and returns once every process is stopped: a signal is
+ * delivered asynchronously, and a process still running would take CPU from
+ * the next one measured. Gives up waiting after `timeoutMs`.
+ */
+function freeze(root, { timeoutMs = 1000 } = {}) {
+  signalTree(root, 'SIGSTOP');
+  const deadline = Date.now() + timeoutMs;
+  while (!isFrozen(root) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 1);
+}
+
+const thaw = (root) => signalTree(root, 'SIGCONT');
 
 module.exports = { freeze, thaw, isFrozen };
