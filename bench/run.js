@@ -42,6 +42,7 @@ anchor come from within one round: the report gives their median and range.
   --connections N     concurrent connections (default: 100)
   --duration S        measured seconds per visit (default: 4)
   --warmup S          warm-up seconds per visit, on the visit's fresh connections (default: 2)
+  --prewarm S         load on each server once, at start, before the first round (default: 20)
   --out DIR           where report.md, results.json and the charts go (default: bench/out)
   --readme FILE       also write the report's summary into FILE between
                       <!-- bench:begin --> and <!-- bench:end -->
@@ -70,6 +71,7 @@ function parseOptions(argv) {
       connections: { type: 'string', default: '100' },
       duration: { type: 'string' },
       warmup: { type: 'string' },
+      prewarm: { type: 'string' },
       out: { type: 'string' },
       readme: { type: 'string' },
       render: { type: 'string' },
@@ -98,6 +100,8 @@ function parseOptions(argv) {
   const node = values.node ? nodeBinary(values.node) : process.execPath;
   const lines = values.lines === 'none' ? [] : values.lines ? values.lines.split(',').map(nodeBinary) : otherInstalledLines(node);
   return {
+    // Read before the run: the code that was measured, whatever changes during it.
+    commit: gitDescribe(),
     tiers,
     workers,
     node,
@@ -107,6 +111,10 @@ function parseOptions(argv) {
     connections: Number(values.connections),
     duration: soak ?? Number(values.duration ?? (quick ? 1 : 4)),
     warmup: soak ? parseDuration(values['soak-warmup']) : Number(values.warmup ?? (quick ? 0 : 2)),
+    // node-server's in-process tiers cost 10-15% more CPU per request after
+    // ~25 s of load than in their first seconds (V8 and heap settling): without
+    // this, round 1 reads low and the medians move between runs.
+    prewarm: soak ? 0 : Number(values.prewarm ?? (quick ? 0 : 20)),
     soak: soak !== null,
     oneConnection: quick ? { warmup: 0, duration: 1 } : { warmup: 1, duration: 2 },
     config,
@@ -145,6 +153,7 @@ function commonSettings(options) {
     command: `node bench/run.js ${process.argv.slice(2).join(' ')}`.trim(),
     connections: options.connections,
     warmup: options.warmup,
+    prewarm: options.prewarm,
     duration: options.duration,
     config: path.relative(ROOT, options.config.file),
     title: options.config.title,
@@ -152,7 +161,7 @@ function commonSettings(options) {
     requests: { description: options.config.requests.description, paths: options.paths.length },
     references: Object.fromEntries(options.config.tiers.filter((t) => t.reference).map((t) => [t.name, t.reference])),
     frameworkCost: options.config.frameworkCost,
-    commit: gitDescribe(),
+    commit: options.commit,
     date: new Date().toISOString().slice(0, 10),
   };
 }
@@ -246,7 +255,8 @@ async function startSubjects(workers, first, anchor, options, log) {
       const meter = createMeter(server, { entry: s.entry, workers, clientCpus: options.pin?.client, loadProcesses: options.loadProcesses, log });
       const subject = { ...s, server, meter, root: server.child.pid };
       subjects.push(subject);
-      if (options.warmup) await meter.window(closed(connections, paths, 0, options.warmup), { label: `${s.key} warm-up` });
+      const first = options.prewarm || options.warmup;
+      if (first) await meter.window(closed(connections, paths, 0, first), { label: `${s.key} warm-up` });
       subject.meanBodyBytes = await meanBodyBytes(server.url, paths);
       freeze(subject.root);
     }
