@@ -10,7 +10,7 @@ NODE_VERSION := $(shell cat .nvmrc)
 OTHER_NODE_VERSIONS := $(filter-out $(NODE_VERSION),$(shell awk '!/^\#/ && NF { print $$1 }' scripts/node-versions))
 export PATH := $(CURDIR)/target/node/$(NODE_VERSION)/bin:$(PATH)
 
-.PHONY: setup build build-rust build-napi build-wasm build-testing package bench bench-core soak serve deploy scaffold test test-rust test-node test-node-lines lint clean
+.PHONY: setup build build-rust build-napi build-wasm build-testing package bench bench-core soak serve deploy scaffold test test-rust test-node test-node-lines fuzz lint clean
 
 setup:
 	scripts/setup.sh
@@ -68,7 +68,16 @@ soak: build
 	node bench/run.js --soak 10m $(BENCH_ARGS)
 
 ## Build everything and run every test.
-test: build build-testing package lint test-rust test-node test-node-lines
+test: build build-testing package lint test-rust fuzz test-node test-node-lines
+
+## Fuzz each target (fuzz/fuzz_targets) for FUZZ_SECONDS: a short run in
+## `make test`, longer ones by hand (make fuzz FUZZ_SECONDS=1800).
+FUZZ_SECONDS ?= 20
+FUZZ_TARGETS := core query frames
+fuzz: setup
+	cd fuzz && for target in $(FUZZ_TARGETS); do \
+	  cargo +nightly fuzz run -O $$target -- -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 || exit 1; \
+	done
 
 lint:
 	$(CARGO) fmt --all --check

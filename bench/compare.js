@@ -10,6 +10,7 @@
 //
 //   node bench/compare.js bench/results/results.json bench/out/results.json
 const fs = require('node:fs');
+const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { fmt } = require('./lib/report');
 const { sameMachine } = require('./lib/machine');
@@ -54,7 +55,9 @@ function main() {
     console.log(USAGE);
     process.exit(values.help ? 0 : 2);
   }
-  const [older, newer] = positionals.map((file) => JSON.parse(fs.readFileSync(file, 'utf8')));
+  // A report's folder names its results.json.
+  const read = (file) => JSON.parse(fs.readFileSync(fs.statSync(file).isDirectory() ? path.join(file, 'results.json') : file, 'utf8'));
+  const [older, newer] = positionals.map(read);
   const machine = sameMachine(older.machine, newer.machine);
   if (!machine.same && !values['any-machine']) {
     console.error(`compare: the reports come from different machines (${machine.differ.join('; ')}): ratios need not carry over. --any-machine compares them anyway.`);

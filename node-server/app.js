@@ -5,7 +5,7 @@ const path = require('node:path');
 const { monitorEventLoopDelay } = require('node:perf_hooks');
 const { textParam } = require('./lib/text-param');
 const { httpResponseFor } = require('./lib/errors');
-const { refuseLongUris } = require('./lib/http-limits');
+const { refuseLongUris, isInvalidTarget } = require('./lib/http-limits');
 const { wasmDir } = require('./lib/wasm-files');
 
 const PUBLIC = path.join(__dirname, 'public');
@@ -16,15 +16,22 @@ const TEXT_PLAIN = 'text/plain; charset=utf-8';
 const LOOP_RESOLUTION_MS = 1;
 
 /**
- * The express app around one tier's `generateQrCode(text, { signal }) -> Promise<Buffer>`;
+ * The express app around one tier's `generateQrCode(text, { signal, priority }) -> Promise<Buffer>`;
  * `tier` is the tier actually running (what `auto` chose), /healthz reports it.
- * @param {{ tier: string, generateQrCode: (text: string, options: { signal: AbortSignal }) => Promise<Buffer> }} options
+ * `isPipelined(req)`: the request's connection pipelines (sends requests
+ * before their predecessors are answered); its generations wait behind those
+ * of every other request.
+ * @param {{ tier: string, generateQrCode: (text: string, options: { signal: AbortSignal, priority: 'low' | 'normal' }) => Promise<Buffer>,
+ *   isPipelined?: (req: import('node:http').IncomingMessage) => boolean }} options
  */
-function createApp({ tier, generateQrCode }) {
+function createApp({ tier, generateQrCode, isPipelined = () => false }) {
   const app = express();
   // Per-response work the hot path does not need: a body hash for ETag.
   app.set('etag', false);
   app.set('x-powered-by', false);
+  // Paths match exactly, as on qr_server: `/qrcode/` and `/QRCODE` are not `/qrcode`.
+  app.set('strict routing', true);
+  app.set('case sensitive routing', true);
 
   const eventLoopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
   eventLoopDelay.enable();
@@ -38,7 +45,13 @@ function createApp({ tier, generateQrCode }) {
     const abort = new AbortController();
     res.once('close', () => res.writableFinished || abort.abort());
     try {
-      const png = await generateQrCode(param.text, { signal: abort.signal });
+      // A client that pipelines without reading its answers would otherwise
+      // hold a place in the queue ahead of everyone else, request after
+      // request. One tick first: the parser is still reading the chunk this
+      // request came in, so a pipelining connection's first request counts too.
+      await null;
+      const priority = isPipelined(req) ? 'low' : 'normal';
+      const png = await generateQrCode(param.text, { signal: abort.signal, priority });
       res.type('image/png').send(png);
     } catch (err) {
       if (abort.signal.aborted) return; // nobody left to answer
@@ -58,6 +71,12 @@ function createApp({ tier, generateQrCode }) {
     res.json({ tier, pid: process.pid });
   });
 
+  // The API's routes answer GET and HEAD; any other method gets 405 with no
+  // body, as on qr_server (axum).
+  for (const route of ['/qrcode', '/healthz']) {
+    app.all(route, (req, res) => res.status(405).set('Allow', 'GET,HEAD').end());
+  }
+
   // Event-loop delay since the last reset, in ms beyond the timer period;
   // `?reset=1` starts a new window. Clustered, each worker answers for itself.
   app.get('/metrics/event-loop', (req, res) => {
@@ -73,7 +92,20 @@ function createApp({ tier, generateQrCode }) {
     if (req.query.reset) eventLoopDelay.reset();
   });
 
-  return app;
+  // What no route took ends here, with no body, as on qr_server: an unknown
+  // path (404), or one express cannot parse at all (404: it is no route of
+  // ours), or an error a middleware passed on (its status). Not express's
+  // final handler, whose HTML pages qr_server has no twin of.
+  const unrouted = (req, res) => (err) => {
+    if (res.headersSent) return res.destroy();
+    res.status(err ? (err.status ?? err.statusCode ?? 500) : 404).end();
+  };
+  return (req, res) => {
+    // Before express, which cannot route some of these targets at all:
+    // hyper's answer to a target it refuses to parse (docs/request-grammar.md).
+    if (isInvalidTarget(req.url)) return res.writeHead(400, { Connection: 'close', 'Content-Length': 0 }).end();
+    app(req, res, unrouted(req, res));
+  };
 }
 
 module.exports = { createApp };

@@ -7,6 +7,7 @@ const { parseArgs } = require('node:util');
 const { createApp } = require('./app');
 const { createBackoff } = require('tier-adapters');
 const { createHttpServer, LIMITS } = require('./lib/http-server');
+const { openFileLimit, connectionCap } = require('./lib/fd-limit');
 const { loadTier, tierNames } = require('./tiers');
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -22,7 +23,8 @@ const USAGE = `Usage: node node-server/server.js --tier <name> [options]
                    past it 503 "server busy" (env QR_MAX_QUEUE, default 512)
   --max-connections N
                    open connections per process; past it 503 and close
-                   (env QR_MAX_CONNECTIONS, default 4096)
+                   (env QR_MAX_CONNECTIONS, default 4096, fewer if the
+                   open-file limit leaves room for fewer; said on stderr)
   --upstream URL   axum-proxy: use this qr_server instead of starting one (env QR_UPSTREAM)
 
 Prints "node-server listening on http://ADDR" when ready; SIGTERM or SIGINT
@@ -66,8 +68,9 @@ function fatal(err) {
 /** One process serving HTTP: a cluster worker or the whole server. */
 async function serve(options) {
   const tier = await loadTier(options.tier).createTier(options);
-  const app = createApp({ tier: tier.name ?? options.tier, generateQrCode: tier.run });
-  const { server, shutdown } = createHttpServer(app, { maxConnections: options.maxConnections });
+  // The app handles the server's requests and asks it which came pipelined.
+  const { server, shutdown, isPipelined } = createHttpServer((req, res) => handle(req, res), { maxConnections: options.maxConnections });
+  const handle = createApp({ tier: tier.name ?? options.tier, generateQrCode: tier.run, isPipelined });
   // Before the ready line: a supervisor may send SIGTERM the moment it reads it.
   onShutdownSignal(async () => {
     // Stop accepting, answer what is in flight, and close every keep-alive
@@ -83,6 +86,7 @@ async function serve(options) {
   if (cluster.isPrimary) {
     const { address, port } = server.address();
     const running = tier.name && tier.name !== options.tier ? `${options.tier}: ${tier.name}` : options.tier;
+    sayCap(options);
     console.log(`node-server (${running}) listening on http://${address}:${port}`);
   }
 }
@@ -99,6 +103,7 @@ async function serveCluster(options) {
   const fork = () => Object.assign(cluster.fork({ QR_WORKER_OPTIONS: workerOptions }), { forkedAt: Date.now() });
   cluster.on('listening', (worker, address) => {
     if (++listening === options.workers) {
+      sayCap(options);
       console.log(`node-server (${options.tier}, ${options.workers} workers) listening on http://${options.host}:${address.port}`);
     }
   });
@@ -119,6 +124,11 @@ async function serveCluster(options) {
     await shared?.close();
   });
   for (let i = 0; i < options.workers; i++) fork();
+}
+
+/** Which connection cap is in force, once the server has started. */
+function sayCap({ maxConnections, openFiles }) {
+  console.error(`node-server: at most ${maxConnections} connections per process (open-file limit ${openFiles})`);
 }
 
 function onShutdownSignal(shutdown) {
@@ -148,6 +158,9 @@ function main() {
       process.exit(2);
     }
     if (!options) return console.log(USAGE);
+    // Workers inherit the limit (Node raised it to the hard one) and this cap.
+    options.openFiles = openFileLimit();
+    options.maxConnections = connectionCap(options.maxConnections, options.openFiles);
   }
   const run = cluster.isPrimary && options.workers > 1 ? serveCluster : serve;
   run(options).catch(fatal);

@@ -147,3 +147,12 @@ if ! command -v wasm-pack >/dev/null 2>&1; then
   log "cargo install wasm-pack (about 3 minutes, once)"
   cargo install --quiet --locked wasm-pack || cargo install --quiet wasm-pack
 fi
+# `make fuzz`: cargo-fuzz drives libFuzzer, whose instrumentation needs nightly.
+if ! rustup run nightly rustc --version >/dev/null 2>&1; then
+  log "rustup toolchain install nightly (for cargo fuzz)"
+  rustup toolchain install nightly --profile minimal
+fi
+if ! command -v cargo-fuzz >/dev/null 2>&1; then
+  log "cargo install cargo-fuzz (about a minute, once)"
+  cargo install --quiet --locked cargo-fuzz || cargo install --quiet cargo-fuzz
+fi

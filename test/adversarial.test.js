@@ -7,8 +7,10 @@
 const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
 const http = require('node:http');
+const fs = require('node:fs');
 const net = require('node:net');
-const { startTier } = require('./helpers/servers');
+const { startTier, startServer, tierCommand } = require('./helpers/servers');
+const { establishedOnPort } = require('./helpers/sockets');
 const { get, getFresh, qrcodePath } = require('./helpers/http');
 const { decodeQrPng } = require('./helpers/decode');
 const { childPids, commName, waitFor } = require('./helpers/processes');
@@ -106,9 +108,18 @@ function rssPeak(pid) {
   return { stop: () => (clearInterval(timer), peak) };
 }
 
-/** Warms a server up so that "idle" RSS is the one of a server that has served. */
+/**
+ * Warms a server up so that "idle" RSS is the one of a server that has served
+ * load: 20 requests one by one, then 500 over 50 connections (V8 grows its
+ * young generation under concurrent load; that is not the attack's doing).
+ */
 async function warmUp(url) {
   for (let i = 0; i < 20; i++) await get(url, qrcodePath(`warm-up ${i}`));
+  await Promise.all(
+    Array.from({ length: 50 }, async (_, c) => {
+      for (let i = 0; i < 10; i++) await getFresh(url, qrcodePath(`warm-up ${c}.${i}`));
+    }),
+  );
 }
 
 describe('drain: SIGTERM while requests complete their heads', () => {
@@ -189,6 +200,44 @@ describe('one connection pipelining a flood while reading slowly', () => {
   }
 });
 
+describe('a hundred connections pipelining without reading their answers', () => {
+  // 60 requests each in one write, then no read: the kernel's buffers take
+  // dozens of answers before the pipelining gate sees any backpressure.
+  // js: the victim's worst wait is over 1 s in about one run of two (the
+  // median stays under 100 ms). Open (issue 30): reported, not yet held.
+  const todo = { js: 'the worst wait of the second client exceeds 1 s in some runs' };
+  for (const tier of TIERS) {
+    it(`tier ${tier}: bounded memory, another client served`, { todo: todo[tier] }, async () => {
+      const server = await startTier(tier);
+      try {
+        await warmUp(server.url);
+        await sleep(500);
+        const peak = rssPeak(server.child.pid);
+        const idle = sampleTree(server.child.pid).rss;
+        const attackers = Array.from({ length: 100 }, (_, c) => {
+          const a = connect(server.url);
+          a.socket.pause();
+          a.socket.write(`GET ${qrcodePath(`unread ${c}`)} HTTP/1.1\r\nHost: x\r\n\r\n`.repeat(60));
+          return a;
+        });
+        await Promise.all(attackers.map((a) => a.connected));
+        const client = victim(server.url);
+        await sleep(4000);
+        const seen = await client.stop();
+        const growth = peak.stop() - idle;
+        for (const a of attackers) a.socket.destroy();
+        console.log(`# unread pipelines ${tier}: +${(growth / MB).toFixed(1)} MB, victim p50 ${seen.p50.toFixed(1)} ms, max ${seen.max.toFixed(1)} ms over ${seen.count}`);
+        assert.ok(growth < MAX_GROWTH_BYTES, `grew ${(growth / MB).toFixed(1)} MB`);
+        assert.deepEqual(new Set(seen.statuses), new Set([200]), `victim statuses ${seen.statuses}`);
+        assert.ok(seen.p50 < VICTIM_P50_MS, `victim p50 ${seen.p50} ms`);
+        assert.ok(seen.max < VICTIM_MAX_MS, `victim max ${seen.max} ms`);
+      } finally {
+        assert.equal(await server.stop(), 0);
+      }
+    });
+  }
+});
+
 describe('clients that hang up mid-request and mid-response', () => {
   for (const tier of TIERS) {
     it(`tier ${tier}: nothing left behind, the next requests all served`, async () => {
@@ -221,8 +270,9 @@ describe('clients that hang up mid-request and mid-response', () => {
   }
 });
 
-// The HTTP layer is the same for every node-server tier: one tier of it, and qr_server.
-for (const tier of ['js', 'axum']) {
+// The HTTP layer is the same for every node-server tier: one tier of it (one
+// whose answers are cheap: some of these clients ask for thousands), and qr_server.
+for (const tier of ['napi', 'axum']) {
   describe(`slow and idle clients (${tier === 'axum' ? 'qr_server' : 'node-server'})`, { skip: PINNED_LINE_ONLY }, () => {
     it('closes unfinished heads and bodies and idle connections, serving others meanwhile', async () => {
       const server = await startTier(tier);
@@ -258,6 +308,38 @@ for (const tier of ['js', 'axum']) {
       }
     });
 
+    it('closes connections whose client reads none of its answers, even with every place under the cap taken', async () => {
+      const server = await startTier(tier, { args: ['--max-connections', '20'] });
+      const port = Number(new URL(server.url).port);
+      try {
+        // Each pipelines 2,000 requests in one write and never reads: the
+        // answers fill both kernel buffers and the server's writes stall.
+        const head = `GET ${qrcodePath('never read')} HTTP/1.1\r\nHost: x\r\n\r\n`;
+        const attackers = Array.from({ length: 20 }, () => connect(server.url));
+        await Promise.all(attackers.map((a) => a.connected));
+        const opened = Date.now();
+        for (const a of attackers) {
+          a.socket.pause();
+          a.socket.write(head.repeat(2000));
+        }
+        await sleep(1000);
+        const locked = await getFresh(server.url, '/healthz');
+        assert.equal(locked.status, 503, 'every place under the cap is taken');
+        // The kernel's view: the client never notices a close it does not read.
+        await within(waitFor(() => establishedOnPort(port) === 0, 60_000, 'the closes'), IDLE_TIMEOUT_MS + 10_000, 'closing them');
+        const closedAfter = Date.now() - opened;
+        console.log(`# never-reading clients ${tier}: all 20 closed by ${closedAfter} ms`);
+        // 10 s from the last byte the kernel took, which is up to a few
+        // seconds after the attack starts (the answers fill both buffers first).
+        assert.ok(closedAfter < IDLE_TIMEOUT_MS + 5000, `closed after ${closedAfter} ms`);
+        const res = await getFresh(server.url, qrcodePath('served again'));
+        assert.equal((await decodeQrPng(res.body)).text, 'served again');
+        for (const a of attackers) a.socket.destroy();
+      } finally {
+        assert.equal(await server.stop(), 0);
+      }
+    });
+
     it('answers connections past --max-connections with 503 "server busy" and closes them', async () => {
       const server = await startTier(tier, { args: ['--max-connections', '20'] });
       try {
@@ -273,6 +355,63 @@ for (const tier of ['js', 'axum']) {
         for (const c of held) c.socket.destroy();
         await sleep(200);
         const res = await getFresh(server.url, qrcodePath('room again'));
+        assert.equal((await decodeQrPng(res.body)).text, 'room again');
+      } finally {
+        assert.equal(await server.stop(), 0);
+      }
+    });
+  });
+}
+
+// A service started with the usual soft limit of 1024 open files (systemd's
+// default): the cap must be what the limit allows, and past it a 503.
+for (const tier of ['napi', 'axum']) {
+  const name = tier === 'axum' ? 'qr_server' : 'node-server';
+  const underLimit = (nofile) => {
+    const [command, args] = tierCommand(tier);
+    return startServer('prlimit', [`--nofile=${nofile}`, '--', command, ...args]);
+  };
+  describe(`the open-file limit (${name})`, { skip: PINNED_LINE_ONLY }, () => {
+    it('raises the soft limit to the hard one and says which connection cap is in force', async () => {
+      const server = await underLimit('1024:4096');
+      try {
+        assert.equal(/Max open files +(\d+)/.exec(fs.readFileSync(`/proc/${server.child.pid}/limits`, 'utf8'))?.[1], '4096');
+        await waitFor(() => /at most \d+ connections.*\(open-file limit 4096\)/.test(server.output()), 5000, 'the cap line');
+      } finally {
+        assert.equal(await server.stop(), 0);
+      }
+    });
+
+    it('with 1,024 as the hard limit too: 1,100 connections, those past the cap answered 503, none left silent', async () => {
+      const server = await underLimit('1024:1024');
+      try {
+        // stderr, which may arrive after the ready line on stdout.
+        const cap = Number(await waitFor(() => /at most (\d+) connections/.exec(server.output())?.[1], 5000, 'the cap line'));
+        assert.ok(cap > 500 && cap < 1024, `cap ${cap}`);
+        // In bursts of 100, within every listen backlog (Node 511, qr_server 1024).
+        const all = [];
+        for (let burst = 0; burst < 11; burst++) {
+          const opened = Array.from({ length: 100 }, () => connect(server.url));
+          await Promise.all(opened.map((c) => c.connected));
+          all.push(...opened);
+          await sleep(50);
+        }
+        // Refusals come at once; the held ones stay open and silent until the idle timeout.
+        await sleep(3000);
+        const refused = all.filter((c) => c.socket.destroyed || c.chunks.length);
+        const held = all.filter((c) => !refused.includes(c));
+        for (const c of refused) {
+          const [answer] = parseResponses(await within(c.closed, 5000, 'a refusal'));
+          assert.equal(answer?.status, 503);
+          assert.equal(answer.body.toString(), 'server busy');
+        }
+        console.log(`# open-file limit 1024, ${name}: cap ${cap}, ${held.length} held, ${refused.length} answered 503`);
+        assert.equal(held.length, cap);
+        for (const c of held) c.socket.destroy();
+        const res = await waitFor(async () => {
+          const r = await getFresh(server.url, qrcodePath('room again'));
+          return r.status === 200 && r;
+        }, 5000, 'room again');
         assert.equal((await decodeQrPng(res.body)).text, 'room again');
       } finally {
         assert.equal(await server.stop(), 0);

@@ -20,7 +20,7 @@ describe('deploy/start.js: nginx -> qr_server x2 + node-server', () => {
   let qrServers; // [{ url, pid }]
   before(async () => {
     deploy = await startServer(process.execPath, [path.join(ROOT, 'deploy/start.js'), '--port', '0']);
-    const line = /^qr_server: (.*)$/m.exec(deploy.output())[1];
+    const line = /^qr_server: (http:.*)$/m.exec(deploy.output())[1];
     qrServers = [...line.matchAll(/(http:\/\/\S+) \(pid (\d+)\)/g)].map(([, url, pid]) => ({ url, pid: Number(pid) }));
   });
   after(async () => {

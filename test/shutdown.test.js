@@ -4,10 +4,13 @@
 // accepted, every child stops, and the server exits 0 within 10 s.
 const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
+const fs = require('node:fs');
 const net = require('node:net');
-const { startTier } = require('./helpers/servers');
+const { startTier, startServer, tierCommand } = require('./helpers/servers');
 const { decodeQrPng } = require('./helpers/decode');
-const { commName, isAlive } = require('./helpers/processes');
+const { qrcodePath } = require('./helpers/http');
+const { commName, isAlive, waitFor } = require('./helpers/processes');
+const { TIERS } = require('./helpers/tiers');
 const { treePids } = require('../bench/lib/proc-tree');
 
 const SHUTDOWN_LIMIT_MS = 10_000;
@@ -90,6 +93,92 @@ describe('SIGTERM the moment the ready line is read', () => {
         exits.push(await server.stop());
       }
       assert.deepEqual(exits.filter((code) => code !== 0), []);
+    });
+  }
+});
+
+/** Gone, or a zombie nobody has reaped yet: either way it runs no more. */
+function stopped(pid) {
+  try {
+    return /^\d+ \(.*\) [ZX]/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+/** Starts a tier as a process-group leader, as a terminal or a service manager starts a service. */
+function startGroupLeader(tier, options) {
+  const [command, args] = tierCommand(tier, options);
+  return startServer('setsid', [command, ...args]);
+}
+
+/** `count` connections, each pipelining `perConnection` requests in one write once connected. */
+function pipelined(url, count, perConnection, label) {
+  const { hostname, port } = new URL(url);
+  return Array.from({ length: count }, (_, c) => {
+    const texts = Array.from({ length: perConnection }, (_, i) => `${label} ${c}.${i}`);
+    const socket = net.connect(Number(port), hostname);
+    const chunks = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', () => {});
+    const closed = new Promise((resolve) => socket.on('close', () => resolve(Buffer.concat(chunks))));
+    socket.once('connect', () => socket.write(texts.map((t) => `GET ${qrcodePath(t)} HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`).join('')));
+    return { texts, chunks, closed };
+  });
+}
+
+/** Content-Length framed responses, in order. */
+function parseResponses(raw) {
+  const responses = [];
+  for (let at = 0; at < raw.length; ) {
+    const end = raw.indexOf('\r\n\r\n', at);
+    if (end === -1) break;
+    const head = raw.toString('latin1', at, end);
+    const length = Number(/content-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+    responses.push({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]), head, body: raw.subarray(end + 4, end + 4 + length) });
+    at = end + 4 + length;
+  }
+  return responses;
+}
+
+// systemd's default stop (KillMode=control-group), Ctrl-C in a terminal and
+// process managers signal every process of the group, not only node-server:
+// its children must still be there until node-server has finished with them.
+describe('a stop signal to the pid or to the whole process group', () => {
+  const CASES = TIERS.flatMap((tier) => [[tier, {}], ...(tier === 'axum' ? [] : [[tier, { workers: 2 }]])]);
+  for (const [tier, options] of CASES) {
+    for (const target of ['pid', 'group']) {
+      const name = `${tier}${options.workers ? `, ${options.workers} cluster workers` : ''}`;
+      it(`${name}, SIGTERM to the ${target}: 200 requests in flight on 50 connections, every one answered`, async () => {
+        const server = await startGroupLeader(tier, options);
+        const pids = treePids(server.child.pid);
+        const connections = pipelined(server.url, 50, 4, target);
+        // Every connection accepted and being answered: the 200 requests are
+        // the server's. (On the fast tiers most are answered by the time the
+        // signal lands; a signal while pipelined requests still sit unread is
+        // issue 30's open drain case.)
+        await waitFor(() => connections.every((c) => c.chunks.length > 0), 10_000, 'an answer on every connection');
+        process.kill(target === 'group' ? -server.child.pid : server.child.pid, 'SIGTERM');
+        const answers = await Promise.all(connections.map(async (c) => parseResponses(await c.closed)));
+        const statuses = answers.flat().map((a) => a.status);
+        assert.deepEqual(statuses.filter((status) => status !== 200), [], server.output());
+        assert.equal(statuses.length, 200, `${statuses.length} answers`);
+        assert.equal((await decodeQrPng(answers.at(-1).at(-1).body)).text, connections.at(-1).texts.at(-1));
+        assert.equal(await server.stop(), 0, server.output());
+        await waitFor(() => pids.every(stopped), 5000, 'every process of the tree stopped');
+      });
+    }
+  }
+
+  for (const tier of ['cli-pool', 'axum-proxy']) {
+    it(`${tier}: node-server killed by SIGKILL leaves no child behind`, async () => {
+      const server = await startGroupLeader(tier, {});
+      const children = await waitFor(() => {
+        const pids = treePids(server.child.pid).filter((pid) => pid !== server.child.pid && !stopped(pid));
+        return pids.length > 0 && pids;
+      }, 5000, 'its children');
+      process.kill(server.child.pid, 'SIGKILL');
+      await waitFor(() => children.every(stopped), 15_000, `${children.map((pid) => `${commName(pid)} ${pid}`)} stopped`);
     });
   }
 });

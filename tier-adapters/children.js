@@ -12,9 +12,16 @@ process.on('exit', () => {
   for (const child of owned) child.kill('SIGKILL');
 });
 
-/** `spawn`, plus a SIGKILL for the child if this process exits first. */
-function spawnOwned(command, args, options) {
-  const child = spawn(command, args, options);
+/**
+ * `spawn`, plus a SIGKILL for the child if this process exits first. The
+ * child gets a process group (and session) of its own: a stop signal aimed at
+ * this process's group (Ctrl-C, `kill -TERM -PGID`, process managers) reaches
+ * this process, which stops its children once it has finished with them,
+ * and not the children behind its back. `detached: false` keeps it in this
+ * process's group.
+ */
+function spawnOwned(command, args, { detached = true, ...options } = {}) {
+  const child = spawn(command, args, { ...options, detached });
   owned.add(child);
   child.once('exit', () => owned.delete(child));
   return child;
@@ -24,12 +31,15 @@ function spawnOwned(command, args, options) {
  * Starts a server that prints its URL on stdout (by default in a line like
  * `... listening on http://ADDR`) and resolves with the child and that URL.
  * stderr is inherited, unless `onOutput` is given: then it, and every stdout
- * line, goes there (for a caller that shows a failed start's output).
+ * line, goes there (for a caller that shows a failed start's output). stdin
+ * is a pipe this process never writes to: it closes when this process dies,
+ * however it dies, so a child that stops when its stdin closes (qr_server
+ * --until-stdin-closes) cannot outlive it.
  * @returns {Promise<{ child: import('node:child_process').ChildProcess, url: string }>}
  */
-function spawnListening(command, args, { name = command, env, readyLine = READY_LINE, timeoutMs = START_TIMEOUT_MS, onOutput } = {}) {
-  const stdio = ['ignore', 'pipe', onOutput ? 'pipe' : 'inherit'];
-  const child = spawnOwned(command, args, { stdio, env: env && { ...process.env, ...env } });
+function spawnListening(command, args, { name = command, env, readyLine = READY_LINE, timeoutMs = START_TIMEOUT_MS, onOutput, detached } = {}) {
+  const stdio = ['pipe', 'pipe', onOutput ? 'pipe' : 'inherit'];
+  const child = spawnOwned(command, args, { stdio, env: env && { ...process.env, ...env }, detached });
   child.stderr?.on('data', (chunk) => onOutput(chunk.toString()));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error(`${name} did not start in ${timeoutMs} ms`)), timeoutMs);

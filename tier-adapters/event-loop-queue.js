@@ -8,8 +8,9 @@
 // writes.
 //
 // Bounded like the Limiter of the other tiers: at most `maxQueue` jobs wait,
-// the next is refused with 503 `server busy`, and a job whose signal aborts
-// (its client hung up) leaves the queue without running.
+// the next is refused with 503 `server busy`, a job whose signal aborts (its
+// client hung up) leaves the queue without running, and jobs given
+// `priority: 'low'` run only when no other waits.
 const { performance } = require('node:perf_hooks');
 const { serverBusy } = require('./errors');
 
@@ -17,19 +18,17 @@ const SLICE_MS = 2;
 
 /**
  * @param {{ maxQueue?: number, sliceMs?: number }} [options]
- * @returns {{ run<T>(job: () => T, options?: { signal?: AbortSignal }): Promise<Awaited<T>>, readonly size: number }}
+ * @returns {{ run<T>(job: () => T, options?: { signal?: AbortSignal, priority?: 'low' | 'normal' }): Promise<Awaited<T>>, readonly size: number }}
  */
 function createLoopQueue({ maxQueue = Infinity, sliceMs = SLICE_MS } = {}) {
-  // FIFO as an array with a moving head: shift() on a long array is O(n).
-  let jobs = [];
-  let head = 0;
+  const normal = createFifo();
+  const low = createFifo();
   let scheduled = false;
 
   function drain() {
     const end = performance.now() + sliceMs;
     do {
-      const entry = jobs[head];
-      jobs[head++] = undefined;
+      const entry = normal.shift() ?? low.shift();
       if (entry.cancelled) continue;
       entry.signal?.removeEventListener('abort', entry.onAbort);
       try {
@@ -37,18 +36,14 @@ function createLoopQueue({ maxQueue = Infinity, sliceMs = SLICE_MS } = {}) {
       } catch (err) {
         entry.reject(err);
       }
-    } while (head < jobs.length && performance.now() < end);
-    if (head === jobs.length) {
-      jobs = [];
-      head = 0;
-    }
-    scheduled = head < jobs.length;
+    } while ((normal.length || low.length) && performance.now() < end);
+    scheduled = normal.length > 0 || low.length > 0;
     // Queued from inside the check phase, this runs on the next turn.
     if (scheduled) setImmediate(drain);
   }
 
   let waiting = 0;
-  function run(job, { signal } = {}) {
+  function run(job, { signal, priority = 'normal' } = {}) {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (waiting >= maxQueue) return Promise.reject(serverBusy());
     return new Promise((resolve, reject) => {
@@ -67,7 +62,7 @@ function createLoopQueue({ maxQueue = Infinity, sliceMs = SLICE_MS } = {}) {
         };
         signal.addEventListener('abort', entry.onAbort, { once: true });
       }
-      jobs.push(entry);
+      (priority === 'low' ? low : normal).push(entry);
       if (!scheduled) {
         scheduled = true;
         setImmediate(drain);
@@ -80,6 +75,30 @@ function createLoopQueue({ maxQueue = Infinity, sliceMs = SLICE_MS } = {}) {
     /** Jobs waiting to run. */
     get size() {
       return waiting;
+    },
+  };
+}
+
+/** FIFO as an array with a moving head: shift() on a long array is O(n). */
+function createFifo() {
+  let items = [];
+  let head = 0;
+  return {
+    push(item) {
+      items.push(item);
+    },
+    shift() {
+      if (head === items.length) return undefined;
+      const item = items[head];
+      items[head++] = undefined;
+      if (head === items.length) {
+        items = [];
+        head = 0;
+      }
+      return item;
+    },
+    get length() {
+      return items.length - head;
     },
   };
 }

@@ -17,10 +17,10 @@ function createEventLoopTier(fn, { maxQueue = 512, sliceMs } = {}) {
   const queue = createLoopQueue({ maxQueue, sliceMs });
   let closed = false;
   return {
-    /** @param {I} input @param {{ signal?: AbortSignal }} [options] @returns {Promise<Awaited<O>>} */
-    run(input, { signal } = {}) {
+    /** @param {I} input @param {{ signal?: AbortSignal, priority?: 'low' | 'normal' }} [options] @returns {Promise<Awaited<O>>} */
+    run(input, { signal, priority } = {}) {
       if (closed) return Promise.reject(closedError());
-      return queue.run(() => fn(input), { signal });
+      return queue.run(() => fn(input), { signal, priority });
     },
     /** Calls waiting for their turn. */
     get queued() {

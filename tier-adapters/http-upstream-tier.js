@@ -70,10 +70,10 @@ function createHttpUpstreamTier({
   };
 
   return {
-    /** @param {any} input @param {{ signal?: AbortSignal }} [options] @returns {Promise<Buffer>} */
-    run(input, { signal } = {}) {
+    /** @param {any} input @param {{ signal?: AbortSignal, priority?: 'low' | 'normal' }} [options] @returns {Promise<Buffer>} */
+    run(input, { signal, priority } = {}) {
       if (closed) return Promise.reject(closedError());
-      return limiter.run(() => forward(input, signal), signal);
+      return limiter.run(() => forward(input, signal), signal, { priority });
     },
     async close() {
       closed = true;

@@ -10,6 +10,9 @@ const { Limiter } = require('./bounded-limiter');
 const { TierError } = require('./errors');
 const { closedError } = require('./closing');
 
+// What a service manager, a terminal or `kill -PGID` sends to stop a group.
+const STOP_SIGNALS = new Set(['SIGTERM', 'SIGINT', 'SIGHUP']);
+
 /** Default for a failed exit: a 500 naming the exit and stderr. */
 const childFailed = ({ name, code, signal, stderr }) =>
   new TierError('CHILD_FAILED', `${name} exited with ${signal ?? code}: ${stderr.trim()}`);
@@ -44,16 +47,24 @@ function createSpawnTier({
       child.stdin.on('error', () => {}); // EPIPE if it died early; 'close' reports it
       child.on('close', (code, exitSignal) => {
         if (code === 0) return resolve(out.length === 1 ? out[0] : Buffer.concat(out));
-        reject(decodeFailure({ name, code, signal: exitSignal, stderr: Buffer.concat(err).toString('utf8') }));
+        const failure = decodeFailure({ name, code, signal: exitSignal, stderr: Buffer.concat(err).toString('utf8') });
+        reject(STOP_SIGNALS.has(exitSignal) && !signal?.aborted ? Object.assign(failure, { stoppedBySignal: true }) : failure);
       });
       child.stdin.end(input);
     });
 
   return {
-    /** @param {string | Uint8Array} input @param {{ signal?: AbortSignal }} [options] @returns {Promise<Buffer>} */
-    run(input, { signal } = {}) {
+    /** @param {string | Uint8Array} input @param {{ signal?: AbortSignal, priority?: 'low' | 'normal' }} [options] @returns {Promise<Buffer>} */
+    run(input, { signal, priority } = {}) {
       if (closed) return Promise.reject(closedError());
-      return limiter.run(() => runOnce(input, signal), signal);
+      return limiter.run(() => runOnce(input, signal).catch((err) => {
+        // A stop signal to this process's whole group can catch a child in
+        // the instant between fork and its own session (libuv blocks signals
+        // there and the child takes it on unblocking). Not the call's fault:
+        // it runs once more (the tier runs a function of its input).
+        if (!err.stoppedBySignal) throw err;
+        return runOnce(input, signal);
+      }), signal, { priority });
     },
     async close() {
       closed = true;

@@ -61,10 +61,10 @@ function createStdioPoolTier({
   };
 
   return {
-    /** @param {string | Uint8Array} input @param {{ signal?: AbortSignal }} [options] @returns {Promise<Buffer>} */
-    run(input, { signal } = {}) {
+    /** @param {string | Uint8Array} input @param {{ signal?: AbortSignal, priority?: 'low' | 'normal' }} [options] @returns {Promise<Buffer>} */
+    run(input, { signal, priority } = {}) {
       if (closed) return Promise.reject(closedError());
-      return limiter.run(() => dispatch(input), signal);
+      return limiter.run(() => dispatch(input), signal, { priority });
     },
     /** Finishes what the workers have, then lets them exit. */
     async close() {

@@ -19,17 +19,17 @@ function createThreadPoolTier(fn, { concurrency, maxQueue = 512 }) {
   const limiter = new Limiter({ concurrency, maxQueue });
   let closed = false;
   return {
-    /** @param {I} input @param {{ signal?: AbortSignal }} [options] @returns {Promise<O>} */
-    run(input, { signal } = {}) {
+    /** @param {I} input @param {{ signal?: AbortSignal, priority?: 'low' | 'normal' }} [options] @returns {Promise<O>} */
+    run(input, { signal, priority } = {}) {
       if (closed) return Promise.reject(closedError());
       // Calls already handed over finish; cancelling them costs more.
-      return limiter.run(() => fn(input), signal);
+      return limiter.run(() => fn(input), signal, { priority });
     },
     get running() {
       return limiter.active;
     },
     get queued() {
-      return limiter.waiting.length;
+      return limiter.size;
     },
     async close() {
       closed = true;

@@ -30,7 +30,8 @@ async function startServer(command, args, { env, timeoutMs = 20_000, ready = REA
   const name = `${path.basename(command)} ${args.join(' ')}`;
   let started;
   try {
-    started = await spawnListening(command, args, { name, env: env ?? {}, readyLine: ready, timeoutMs, onOutput: (text) => (output += text) });
+    // In this process's group: a Ctrl-C of the benchmark or a test run stops its servers too.
+    started = await spawnListening(command, args, { name, env: env ?? {}, readyLine: ready, timeoutMs, onOutput: (text) => (output += text), detached: false });
   } catch (err) {
     throw new Error(`${err.message}:\n${output}`, { cause: err });
   }

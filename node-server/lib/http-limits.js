@@ -8,6 +8,22 @@ const URI_TOO_LONG = `uri too long (limit ${MAX_REQUEST_TARGET_BYTES} bytes)`;
 const LINGER_MS = 2000;
 const answered = new WeakSet();
 
+// Bytes the request target may hold (docs/request-grammar.md): those of the
+// `http` crate that qr_server's hyper parses targets with (uri/path.rs). Node's
+// own parser already refuses controls, spaces and bytes past 0x7F; these
+// refuse the printable ones hyper refuses too: `<`, `>` and a backquote in the
+// path, `"`, `<` and `>` in the query. A `#` ends both.
+const INVALID_IN_PATH = /[<>`]/;
+const INVALID_IN_QUERY = /["<>]/;
+
+/** A request target (as Node gives it) hyper would refuse to parse. */
+function isInvalidTarget(url) {
+  const target = url.split('#', 1)[0];
+  const q = target.indexOf('?');
+  const path = q === -1 ? target : target.slice(0, q);
+  return INVALID_IN_PATH.test(path) || (q !== -1 && INVALID_IN_QUERY.test(target.slice(q + 1)));
+}
+
 /** express middleware: 414 for a target longer than the limit. */
 function refuseLongUris(req, res, next) {
   // Node gives the target as latin1, one char per byte.
@@ -38,14 +54,24 @@ function answerClientError(err, socket) {
     status = 408;
   }
   const reason = { 400: 'Bad Request', 408: 'Request Timeout', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' }[status];
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
+  // Like hyper's own answers to a request it cannot parse: no body, no type.
+  const type = body ? 'Content-Type: text/plain; charset=utf-8\r\n' : '';
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n${type}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   answered.add(socket);
   // A client that never stops sending is cut off after the grace period.
   const linger = setTimeout(() => socket.destroy(), LINGER_MS).unref();
   socket.once('close', () => clearTimeout(linger));
 }
 
-module.exports = { refuseLongUris, answerClientError, LINGER_MS, MAX_REQUEST_TARGET_BYTES, URI_TOO_LONG };
+/**
+ * `connect` handler: a CONNECT request is no proxy request here; 400 as
+ * qr_server answers it (Node would otherwise close the socket unanswered).
+ */
+function refuseConnect(req, socket) {
+  socket.on('error', () => {});
+  socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  const linger = setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  socket.once('close', () => clearTimeout(linger));
+}
+
+module.exports = { refuseLongUris, isInvalidTarget, refuseConnect, answerClientError, LINGER_MS, MAX_REQUEST_TARGET_BYTES, URI_TOO_LONG };

@@ -3,7 +3,7 @@
 // The HTTP server around the express app, with the bounds that keep one
 // client from taking it down. qr_server has the same ones (qr_server/src/limits.rs).
 const http = require('node:http');
-const { answerClientError, LINGER_MS } = require('./http-limits');
+const { answerClientError, refuseConnect, LINGER_MS } = require('./http-limits');
 const { SERVER_BUSY, RETRY_AFTER_SECONDS } = require('./errors');
 
 const LIMITS = {
@@ -17,6 +17,10 @@ const LIMITS = {
   idleTimeoutMs: 10_000,
   // Open connections per process; the next one is answered 503 and closed.
   maxConnections: 4096,
+  // Refusals that may linger at once reading what their client still sends;
+  // past it a refusal closes as soon as its answer is written, so that a
+  // connection storm cannot take the descriptors the cap keeps in reserve.
+  lingeringRefusals: 32,
   // Requests of one connection worked on at once. Pipelined requests past it
   // wait, and the connection is not read meanwhile, as hyper and nginx do.
   pipelineDepth: 1,
@@ -30,11 +34,13 @@ const REFUSAL =
 /**
  * @param {(req: http.IncomingMessage, res: http.ServerResponse) => void} handler the express app
  * @param {Partial<typeof LIMITS>} [options]
- * @returns {{ server: http.Server, shutdown: () => Promise<void> }}
+ * @returns {{ server: http.Server, shutdown: () => Promise<void>, isPipelined: (req: http.IncomingMessage) => boolean }}
+ *   isPipelined: the request's connection has sent a request before the previous one was answered.
  */
 function createHttpServer(handler, options = {}) {
   const limits = { ...LIMITS, ...options };
-  const connections = new Map(); // socket -> { active, queue, current }
+  const connections = new Map(); // socket -> { active, queue, current, pipelining }
+  let lingering = 0;
   let draining = false;
 
   const server = http.createServer(
@@ -51,11 +57,12 @@ function createHttpServer(handler, options = {}) {
   server.timeout = limits.idleTimeoutMs;
   server.keepAliveTimeout = limits.idleTimeoutMs;
   server.on('clientError', answerClientError);
+  server.on('connect', refuseConnect);
   server.on('connection', onConnection);
 
   function onConnection(socket) {
     if (connections.size >= limits.maxConnections) return refuse(socket);
-    const conn = { active: 0, queue: [], current: null };
+    const conn = { active: 0, queue: [], current: null, pipelining: false };
     connections.set(socket, conn);
     socket.once('close', () => {
       connections.delete(socket);
@@ -66,10 +73,26 @@ function createHttpServer(handler, options = {}) {
     socket.on('resume', () => conn.queue.length && pause(socket));
   }
 
+  /** 503 at once, then read (and drop) what the client still sends for a while. */
+  function refuse(socket) {
+    socket.end(REFUSAL);
+    if (lingering >= limits.lingeringRefusals) {
+      socket.once('finish', () => socket.destroy());
+      return;
+    }
+    lingering++;
+    const linger = setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    socket.once('close', () => {
+      lingering--;
+      clearTimeout(linger);
+    });
+  }
+
   function onRequest(req, res) {
     const conn = connections.get(req.socket);
     if (!conn) return; // refused: already answered 503
     if (conn.active < limits.pipelineDepth) return dispatch(req.socket, conn, req, res);
+    conn.pipelining = true;
     conn.queue.push([req, res]);
     pause(req.socket);
   }
@@ -111,7 +134,7 @@ function createHttpServer(handler, options = {}) {
     return closed.finally(() => clearInterval(sweep));
   }
 
-  return { server, shutdown };
+  return { server, shutdown, isPipelined: (req) => connections.get(req.socket)?.pipelining ?? false };
 }
 
 // Node's own pause protocol for a pipelining client (_http_server.js): the
@@ -130,13 +153,6 @@ function resume(socket) {
   socket._paused = false;
   socket.parser?.resume();
   socket.resume();
-}
-
-/** 503 at once, then read (and drop) what the client still sends for a while. */
-function refuse(socket) {
-  socket.end(REFUSAL);
-  const linger = setTimeout(() => socket.destroy(), LINGER_MS).unref();
-  socket.once('close', () => clearTimeout(linger));
 }
 
 module.exports = { createHttpServer, LIMITS };

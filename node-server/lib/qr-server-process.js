@@ -4,7 +4,9 @@
 const { spawnListening, superviseServer } = require('tier-adapters');
 const { binaryPath } = require('./binaries');
 
-const qrServerArgs = (host, port) => ['--host', host, '--port', String(port)];
+// Its stdin is node-server's lifeline (tier-adapters' spawnListening): if
+// node-server dies, even by SIGKILL, qr_server drains and exits.
+const qrServerArgs = (host, port) => ['--host', host, '--port', String(port), '--until-stdin-closes'];
 
 function startQrServer({ host = '127.0.0.1', port = 0 } = {}) {
   return spawnListening(binaryPath('qr_server'), qrServerArgs(host, port), { name: 'qr_server' });

@@ -33,8 +33,10 @@ function decode(component) {
  * @returns {{text: string} | {error: string}}
  */
 function textParam(url) {
-  const q = url.indexOf('?');
-  const query = q === -1 ? '' : url.slice(q + 1);
+  // A `#` starts a fragment: not part of the query (RFC 3986; hyper drops it).
+  const target = url.split('#', 1)[0];
+  const q = target.indexOf('?');
+  const query = q === -1 ? '' : target.slice(q + 1);
   let found;
   for (const pair of query.split('&')) {
     if (pair === '') continue;

@@ -4,7 +4,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 
 use axum::extract::{RawQuery, Request, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, Method, StatusCode, Version};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -34,7 +34,66 @@ pub fn router(generation: Generation) -> Router {
         .route("/qrcode", get(qrcode))
         .route("/healthz", get(healthz))
         .layer(middleware::from_fn(refuse_long_uris))
+        .layer(middleware::from_fn(refuse_what_node_cannot_parse))
         .with_state(Arc::new(generation))
+}
+
+/// The request methods Node's parser (llhttp) knows: node-server answers any
+/// other with 400 before its code runs, and so does this. `http.METHODS` of
+/// every supported Node line; test/differential.test.js sends each.
+const NODE_METHODS: &[&str] = &[
+    "ACL",
+    "BIND",
+    "CHECKOUT",
+    "COPY",
+    "DELETE",
+    "GET",
+    "HEAD",
+    "LINK",
+    "LOCK",
+    "M-SEARCH",
+    "MERGE",
+    "MKACTIVITY",
+    "MKCALENDAR",
+    "MKCOL",
+    "MOVE",
+    "NOTIFY",
+    "OPTIONS",
+    "PATCH",
+    "POST",
+    "PROPFIND",
+    "PROPPATCH",
+    "PURGE",
+    "PUT",
+    "QUERY",
+    "REBIND",
+    "REPORT",
+    "SEARCH",
+    "SOURCE",
+    "SUBSCRIBE",
+    "TRACE",
+    "UNBIND",
+    "UNLINK",
+    "UNLOCK",
+    "UNSUBSCRIBE",
+];
+
+/// 400 with no body (hyper's answer to what it cannot parse) for what hyper
+/// accepts but Node's parser refuses, so that both servers answer a request
+/// alike (docs/request-grammar.md): a request target with a byte past 0x7F,
+/// an HTTP/1.1 request without `Host` (RFC 9112, section 3.2), a method
+/// Node does not know, and CONNECT (no proxy here).
+async fn refuse_what_node_cannot_parse(request: Request, next: Next) -> Response {
+    let target = request.uri().path_and_query().map_or("", |pq| pq.as_str());
+    let refused = !target.is_ascii()
+        || (request.version() == Version::HTTP_11 && !request.headers().contains_key(header::HOST))
+        || request.method() == Method::CONNECT
+        || !NODE_METHODS.contains(&request.method().as_str());
+    if refused {
+        let headers = [(header::CONNECTION, "close")];
+        return (StatusCode::BAD_REQUEST, headers).into_response();
+    }
+    next.run(request).await
 }
 
 /// 503 with a hint when to come back, as node-server answers a full queue.

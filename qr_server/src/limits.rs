@@ -1,5 +1,5 @@
 //! The bounds that keep one client from taking the server down. Each has a
-//! counterpart in node-server (node-server/lib/limits.js) of the same order.
+//! counterpart in node-server (node-server/lib/http-server.js) of the same order.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -10,8 +10,19 @@ use tokio::sync::{Semaphore, SemaphorePermit};
 /// also starts it when a keep-alive connection goes idle, so it is the idle
 /// timeout too. node-server: headersTimeout and keepAliveTimeout.
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// A connection whose client accepts no byte of its answer for this long is
+/// closed (nginx's send_timeout). node-server: the socket's idle timeout.
+pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Open connections per process; the next one is answered 503 and closed.
+/// Fewer when the open-file limit leaves room for fewer (fd_limit.rs).
 pub const MAX_CONNECTIONS: usize = 4096;
+/// Connections the kernel holds for accept(), as Node's 511 and nginx's 511
+/// do (capped by net.core.somaxconn): a connection storm is queued, then
+/// served or refused 503, not dropped.
+pub const LISTEN_BACKLOG: u32 = 1024;
+/// Refusals (503 past the connection cap) that may linger at once, reading
+/// what their client still sends; past it a refusal closes at once.
+pub const LINGERING_REFUSALS: usize = 32;
 /// Requests that may wait for a generation slot; past it, 503 "server busy".
 pub const MAX_QUEUE: usize = 512;
 /// How long shutdown waits for in-flight requests before it gives up.

@@ -1,6 +1,7 @@
 //! `qr_server`: the core behind axum (tier `axum`).
 
 mod app;
+mod fd_limit;
 mod limits;
 mod query;
 mod serve;
@@ -9,17 +10,23 @@ use std::process::ExitCode;
 
 const USAGE: &str = "\
 Usage: qr_server [--host HOST] [--port PORT] [--max-connections N] [--blocking [--max-queue N]]
+                 [--until-stdin-closes]
 
   --host HOST          address to listen on (env HOST, default 127.0.0.1)
   --port PORT          port to listen on, 0 for any free port (env PORT, default 42069)
-  --max-connections N  open connections; past it 503 and close (default 4096)
+  --max-connections N  open connections; past it 503 and close (default 4096,
+                       fewer if the open-file limit leaves room for fewer)
   --blocking           generate on tokio's blocking pool, two per CPU at once,
                        instead of inline on the async workers
   --max-queue N        with --blocking: requests that may wait for a slot;
                        past it 503 \"server busy\" (default 512)
+  --until-stdin-closes also stop (as on SIGTERM) when stdin closes: a parent
+                       process that holds the other end cannot die without
+                       stopping this one, even by SIGKILL
 
-Routes: GET /qrcode?text=..., GET /healthz. Prints one line
-`qr_server listening on http://ADDR` when ready; SIGINT or SIGTERM stops
+Routes: GET /qrcode?text=..., GET /healthz. Raises its soft open-file limit
+to the hard one and says on stderr which connection cap is in force. Prints
+one line `qr_server listening on http://ADDR` when ready; SIGINT or SIGTERM stops
 accepting, finishes in-flight requests and exits 0.
 ";
 
@@ -29,6 +36,7 @@ struct Options {
     max_queue: usize,
     max_connections: usize,
     blocking: bool,
+    until_stdin_closes: bool,
 }
 
 fn number<T: std::str::FromStr>(flag: &str, value: Option<String>) -> Result<T, String> {
@@ -48,6 +56,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
         max_queue: limits::MAX_QUEUE,
         max_connections: limits::MAX_CONNECTIONS,
         blocking: false,
+        until_stdin_closes: false,
     };
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -60,6 +69,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
             "--port" => options.port = number("--port", args.next())?,
             "--max-queue" => options.max_queue = number("--max-queue", args.next())?,
             "--blocking" => options.blocking = true,
+            "--until-stdin-closes" => options.until_stdin_closes = true,
             "--max-connections" => {
                 options.max_connections = number("--max-connections", args.next())?
             }
@@ -92,8 +102,10 @@ fn main() -> ExitCode {
 }
 
 async fn serve(options: Options) -> Result<(), String> {
-    let addr = (options.host.as_str(), options.port);
-    let listener = tokio::net::TcpListener::bind(addr)
+    let open_files =
+        fd_limit::raise().map_err(|err| format!("cannot read the open-file limit: {err}"))?;
+    let max_connections = fd_limit::connection_cap(options.max_connections, open_files);
+    let listener = listen(&options.host, options.port)
         .await
         .map_err(|err| format!("cannot listen on {}:{}: {err}", options.host, options.port))?;
     let local = listener.local_addr().map_err(|err| err.to_string())?;
@@ -104,27 +116,56 @@ async fn serve(options: Options) -> Result<(), String> {
         app::Generation::Inline
     };
     // Before the ready line: a supervisor may send SIGTERM the moment it reads it.
-    let shutdown = shutdown_signal().map_err(|err| format!("cannot handle signals: {err}"))?;
+    let shutdown = shutdown_signal(options.until_stdin_closes)
+        .map_err(|err| format!("cannot handle signals: {err}"))?;
+    eprintln!("qr_server: at most {max_connections} connections (open-file limit {open_files})");
     println!("qr_server listening on http://{local}");
-    serve::serve(
-        listener,
-        app::router(generation),
-        options.max_connections,
-        shutdown,
-    )
-    .await;
+    serve::serve(listener, app::router(generation), max_connections, shutdown).await;
     Ok(())
 }
 
-/// SIGTERM or SIGINT, with both handlers installed when this returns.
-fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+/// A listening socket with the backlog of limits.rs (TcpListener::bind
+/// takes mio's 128: a burst of connections beyond it is dropped by the kernel
+/// before the server can answer or refuse it).
+async fn listen(host: &str, port: u16) -> std::io::Result<tokio::net::TcpListener> {
+    let addr = tokio::net::lookup_host((host, port))
+        .await?
+        .next()
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no address"))?;
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(limits::LISTEN_BACKLOG)
+}
+
+/// SIGTERM or SIGINT (or, if asked, the end of stdin), with every handler
+/// installed when this returns.
+fn shutdown_signal(
+    until_stdin_closes: bool,
+) -> std::io::Result<impl std::future::Future<Output = ()>> {
     use tokio::signal::unix::{signal, SignalKind};
     let mut term = signal(SignalKind::terminate())?;
     let mut int = signal(SignalKind::interrupt())?;
+    let (closed_tx, closed) = tokio::sync::oneshot::channel::<()>();
+    if until_stdin_closes {
+        // A thread of its own, not tokio's stdin: a read blocked in the
+        // runtime's pool would hold up the runtime's exit.
+        std::thread::spawn(move || {
+            let mut sink = [0u8; 512];
+            while matches!(std::io::Read::read(&mut std::io::stdin(), &mut sink), Ok(n) if n > 0) {}
+            let _ = closed_tx.send(());
+        });
+    }
+    // Without the thread the sender is dropped here: that branch never matches.
     Ok(async move {
         tokio::select! {
             _ = term.recv() => {}
             _ = int.recv() => {}
+            Ok(()) = closed => {}
         }
     })
 }

@@ -1,6 +1,6 @@
-//! The accept loop: hyper's HTTP/1 connections with a header-read timer, a
-//! cap on open connections, and a drain on shutdown that answers every
-//! request whose head has begun to arrive.
+//! The accept loop: hyper's HTTP/1 connections with a header-read timer and
+//! a write timer, a cap on open connections, and a drain on shutdown that
+//! answers every request whose head has begun to arrive.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -19,7 +19,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{watch, Semaphore};
 use tower::ServiceExt;
 
-use crate::limits::{HEADER_READ_TIMEOUT, SHUTDOWN_TIMEOUT};
+use crate::fd_limit::out_of_descriptors;
+use crate::limits::{HEADER_READ_TIMEOUT, LINGERING_REFUSALS, SHUTDOWN_TIMEOUT, WRITE_TIMEOUT};
 
 /// What a connection over the cap reads before it is closed.
 const REFUSAL: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\n\
@@ -37,15 +38,32 @@ pub async fn serve(
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_READ_TIMEOUT);
+        .header_read_timeout(HEADER_READ_TIMEOUT)
+        // As Node's parser does: `GET  /qrcode  HTTP/1.1` is a request line
+        // (docs/request-grammar.md).
+        .allow_multiple_spaces_in_request_line_delimiters(true);
     let connections = Arc::new(Semaphore::new(max_connections));
+    let lingering = Arc::new(Semaphore::new(LINGERING_REFUSALS));
+    // Out of descriptors, a pending connection can be neither accepted nor
+    // answered: this one is given up to accept it and answer 503 (libuv's trick).
+    let mut spare = open_spare();
     let (draining_tx, draining) = watch::channel(false);
     tokio::pin!(shutdown);
     loop {
+        if spare.is_none() {
+            spare = open_spare();
+        }
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => stream,
-                // EMFILE and the like: wait instead of spinning on the error.
+                Err(err) if out_of_descriptors(&err) && spare.is_some() => {
+                    drop(spare.take());
+                    if let Ok((stream, _)) = listener.accept().await {
+                        tokio::spawn(refuse_at_once(stream));
+                    }
+                    continue;
+                }
+                // Anything else, or no spare: wait instead of spinning on the error.
                 Err(_) => {
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
@@ -54,7 +72,13 @@ pub async fn serve(
             () = &mut shutdown => break,
         };
         let Ok(open) = connections.clone().try_acquire_owned() else {
-            tokio::spawn(refuse(stream));
+            match lingering.clone().try_acquire_owned() {
+                Ok(slot) => tokio::spawn(async move {
+                    refuse(stream).await;
+                    drop(slot);
+                }),
+                Err(_) => tokio::spawn(refuse_at_once(stream)),
+            };
             continue;
         };
         let _ = stream.set_nodelay(true);
@@ -85,6 +109,7 @@ fn serve_connection(
     let io = TokioIo::new(Watched {
         stream,
         busy: busy.clone(),
+        stalled: None,
     });
     let done = busy.clone();
     let draining_now = draining.clone();
@@ -117,10 +142,38 @@ fn serve_connection(
     }
 }
 
-/// The TCP stream, flagging when a request's bytes have begun to arrive.
+/// The TCP stream, flagging when a request's bytes have begun to arrive, and
+/// failing a write that has made no progress for WRITE_TIMEOUT: hyper times
+/// reads only, and a client that never reads would otherwise hold its
+/// connection (and a place under the cap) for ever.
 struct Watched {
     stream: TcpStream,
     busy: Arc<AtomicBool>,
+    /// Since when writes have been refused, as a deadline.
+    stalled: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl Watched {
+    fn timed<T>(
+        &mut self,
+        cx: &mut Context<'_>,
+        poll: Poll<std::io::Result<T>>,
+    ) -> Poll<std::io::Result<T>> {
+        if poll.is_ready() {
+            self.stalled = None;
+            return poll;
+        }
+        let deadline = self
+            .stalled
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(WRITE_TIMEOUT)));
+        match deadline.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the client read none of its answer",
+            ))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
 }
 
 impl AsyncRead for Watched {
@@ -144,16 +197,23 @@ impl tokio::io::AsyncWrite for Watched {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write(cx, buf)
+        let poll = Pin::new(&mut self.stream).poll_write(cx, buf);
+        self.timed(cx, poll)
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.stream).poll_flush(cx)
+        let poll = Pin::new(&mut self.stream).poll_flush(cx);
+        self.timed(cx, poll)
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
         Pin::new(&mut self.stream).poll_shutdown(cx)
     }
+}
+
+/// A descriptor to give up when the others have run out.
+fn open_spare() -> Option<std::fs::File> {
+    std::fs::File::open("/dev/null").ok()
 }
 
 /// 503 "server busy", then read (and drop) what the client still sends, so
@@ -165,6 +225,19 @@ async fn refuse(mut stream: TcpStream) {
     let mut sink = [0u8; 4096];
     let _ = tokio::time::timeout(LINGER, async {
         while matches!(stream.read(&mut sink).await, Ok(n) if n > 0) {}
+    })
+    .await;
+}
+
+/// The refusal when its descriptor is needed back at once (too many lingering,
+/// or none left): what has arrived is read first, so that the close is a
+/// reset only for a client still sending.
+async fn refuse_at_once(mut stream: TcpStream) {
+    let mut sink = [0u8; 4096];
+    while matches!(stream.try_read(&mut sink), Ok(n) if n > 0) {}
+    let _ = tokio::time::timeout(LINGER, async {
+        stream.write_all(REFUSAL).await?;
+        stream.shutdown().await
     })
     .await;
 }

@@ -28,4 +28,26 @@ function socketsWithUnreadBytes(port) {
   return count;
 }
 
-module.exports = { socketsWithUnreadBytes };
+/**
+ * How many established TCP sockets have local port `port` (Linux
+ * /proc/net/tcp{,6}): a server's open connections, seen from the kernel,
+ * whether or not their clients notice a close.
+ */
+function establishedOnPort(port) {
+  let count = 0;
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text;
+    try {
+      text = fs.readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/);
+      if (state === ESTABLISHED && parseInt(local.split(':')[1], 16) === port) count++;
+    }
+  }
+  return count;
+}
+
+module.exports = { socketsWithUnreadBytes, establishedOnPort };

@@ -27,6 +27,18 @@ describe('createLoopQueue', () => {
     assert.deepEqual(results.map((r) => r.value ?? r.reason.message), ['a', 'b failed', 'c']);
   });
 
+  it("runs jobs of priority 'low' only when no other waits", async () => {
+    const queue = createLoopQueue();
+    const order = [];
+    await Promise.all([
+      queue.run(() => order.push('low 1'), { priority: 'low' }),
+      queue.run(() => order.push('a')),
+      queue.run(() => order.push('low 2'), { priority: 'low' }),
+      queue.run(() => order.push('b')),
+    ]);
+    assert.deepEqual(order, ['a', 'b', 'low 1', 'low 2']);
+  });
+
   it('lets the event loop turn between slices of long jobs', async () => {
     const queue = createLoopQueue();
     const events = [];

@@ -91,6 +91,21 @@ describe('createThreadPoolTier', () => {
   });
 });
 
+describe('the Limiter behind the thread-pool, stdio-pool, spawn and upstream tiers', () => {
+  it("hands a free slot to calls of priority 'low' only when no other waits", async () => {
+    const ran = [];
+    const tier = createThreadPoolTier(async (x) => (ran.push(x), sleep(5)), { concurrency: 1, maxQueue: 5 });
+    await Promise.all([
+      tier.run('first'),
+      tier.run('low 1', { priority: 'low' }),
+      tier.run('a'),
+      tier.run('low 2', { priority: 'low' }),
+      tier.run('b'),
+    ]);
+    assert.deepEqual(ran, ['first', 'a', 'b', 'low 1', 'low 2']);
+  });
+});
+
 describe('createStdioPoolTier', () => {
   it('answers through the workers, pipelined, and decodes error statuses', async () => {
     const tier = createStdioPoolTier({
