@@ -4,13 +4,8 @@ const fs = require('node:fs');
 
 const ESTABLISHED = '01';
 
-/**
- * How many established TCP sockets with local port `port` hold bytes the
- * process has not read yet (Linux /proc/net/tcp{,6}): a server's accepted
- * connections with a request waiting in the kernel.
- */
-function socketsWithUnreadBytes(port) {
-  let count = 0;
+/** Every TCP socket of this machine (Linux /proc/net/tcp{,6}): local port, state, unread bytes. */
+function* tcpSockets() {
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
     let text;
     try {
@@ -21,32 +16,30 @@ function socketsWithUnreadBytes(port) {
     for (const line of text.split('\n').slice(1)) {
       // sl local_address rem_address st tx_queue:rx_queue ...
       const [, local, , state, queues] = line.trim().split(/\s+/);
-      if (state !== ESTABLISHED || parseInt(local.split(':')[1], 16) !== port) continue;
-      if (parseInt(queues.split(':')[1], 16) > 0) count++;
+      if (!local) continue;
+      yield { port: parseInt(local.split(':')[1], 16), state, unread: parseInt(queues.split(':')[1], 16) };
     }
   }
+}
+
+/**
+ * How many established TCP sockets with local port `port` hold bytes the
+ * process has not read yet: a server's accepted connections with a request
+ * waiting in the kernel.
+ */
+function socketsWithUnreadBytes(port) {
+  let count = 0;
+  for (const s of tcpSockets()) if (s.state === ESTABLISHED && s.port === port && s.unread > 0) count++;
   return count;
 }
 
 /**
- * How many established TCP sockets have local port `port` (Linux
- * /proc/net/tcp{,6}): a server's open connections, seen from the kernel,
- * whether or not their clients notice a close.
+ * How many established TCP sockets have local port `port`: a server's open
+ * connections, seen from the kernel, whether or not their clients notice a close.
  */
 function establishedOnPort(port) {
   let count = 0;
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text;
-    try {
-      text = fs.readFileSync(table, 'utf8');
-    } catch {
-      continue;
-    }
-    for (const line of text.split('\n').slice(1)) {
-      const [, local, , state] = line.trim().split(/\s+/);
-      if (state === ESTABLISHED && parseInt(local.split(':')[1], 16) === port) count++;
-    }
-  }
+  for (const s of tcpSockets()) if (s.state === ESTABLISHED && s.port === port) count++;
   return count;
 }
 
