@@ -11,7 +11,7 @@ const fs = require('node:fs');
 const net = require('node:net');
 const { startTier, startServer, tierCommand } = require('./helpers/servers');
 const { establishedOnPort } = require('./helpers/sockets');
-const { get, getFresh, qrcodePath } = require('./helpers/http');
+const { get, getFresh, qrcodePath, parseResponses } = require('./helpers/http');
 const { decodeQrPng } = require('./helpers/decode');
 const { childPids, commName, waitFor } = require('./helpers/processes');
 const { TIERS, RUST_TIERS } = require('./helpers/tiers');
@@ -51,22 +51,6 @@ function connect(url, { allowHalfOpen = false } = {}) {
   const closed = new Promise((resolve) => socket.on('close', () => resolve(Buffer.concat(chunks))));
   const connected = new Promise((resolve) => socket.once('connect', resolve));
   return { socket, chunks, closed, connected };
-}
-
-/** Splits raw HTTP/1.1 responses (Content-Length framed) read from one connection. */
-function parseResponses(raw) {
-  const responses = [];
-  let at = 0;
-  while (at < raw.length) {
-    const end = raw.indexOf('\r\n\r\n', at);
-    if (end === -1) break;
-    const head = raw.toString('latin1', at, end);
-    const length = Number(/content-length: *(\d+)/i.exec(head)?.[1] ?? 0);
-    if (end + 4 + length > raw.length) break;
-    responses.push({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]), head, body: raw.subarray(end + 4, end + 4 + length) });
-    at = end + 4 + length;
-  }
-  return responses;
 }
 
 /** A well-behaved client polling while an attack runs: its latencies and statuses. */

@@ -8,7 +8,7 @@ const fs = require('node:fs');
 const net = require('node:net');
 const { startTier, startServer, tierCommand } = require('./helpers/servers');
 const { decodeQrPng } = require('./helpers/decode');
-const { qrcodePath } = require('./helpers/http');
+const { qrcodePath, parseResponses } = require('./helpers/http');
 const { commName, isAlive, waitFor } = require('./helpers/processes');
 const { TIERS } = require('./helpers/tiers');
 const { treePids } = require('../bench/lib/proc-tree');
@@ -125,20 +125,6 @@ function pipelined(url, count, perConnection, label) {
     socket.once('connect', () => socket.write(texts.map((t) => `GET ${qrcodePath(t)} HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`).join('')));
     return { texts, chunks, closed };
   });
-}
-
-/** Content-Length framed responses, in order. */
-function parseResponses(raw) {
-  const responses = [];
-  for (let at = 0; at < raw.length; ) {
-    const end = raw.indexOf('\r\n\r\n', at);
-    if (end === -1) break;
-    const head = raw.toString('latin1', at, end);
-    const length = Number(/content-length: *(\d+)/i.exec(head)?.[1] ?? 0);
-    responses.push({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]), head, body: raw.subarray(end + 4, end + 4 + length) });
-    at = end + 4 + length;
-  }
-  return responses;
 }
 
 // systemd's default stop (KillMode=control-group), Ctrl-C in a terminal and

@@ -59,4 +59,20 @@ function rawRequest(baseUrl, data) {
   });
 }
 
-module.exports = { send, get, getFresh, rawRequest, qrcodePath, agent };
+/** Splits raw HTTP/1.1 responses (Content-Length framed) read from one connection. */
+function parseResponses(raw) {
+  const responses = [];
+  let at = 0;
+  while (at < raw.length) {
+    const end = raw.indexOf('\r\n\r\n', at);
+    if (end === -1) break;
+    const head = raw.toString('latin1', at, end);
+    const length = Number(/content-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+    if (end + 4 + length > raw.length) break;
+    responses.push({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]), head, body: raw.subarray(end + 4, end + 4 + length) });
+    at = end + 4 + length;
+  }
+  return responses;
+}
+
+module.exports = { send, get, getFresh, rawRequest, qrcodePath, parseResponses, agent };
