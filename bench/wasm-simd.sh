@@ -2,7 +2,7 @@
 # Does Wasm SIMD128 pay for this core? Builds the raw-ABI module twice into
 # target/wasm-simd/, scalar (`-C target-feature=-simd128`) and as shipped
 # (`+simd128`, .cargo/config.toml: the mask scoring's hand-written lanes in
-# qr_lib/src/mask/lanes.rs, and whatever rustc vectorises itself), runs both
+# qr_lib/src/symbol/mask/lanes.rs, and whatever rustc vectorises itself), runs both
 # through wasm-opt as scripts/build-wasm.sh does, and has
 # bench/core-curve.js time them in one process, rounds interleaved (it first
 # checks that both give the same bytes). The README ("The core") has the

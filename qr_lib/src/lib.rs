@@ -3,34 +3,36 @@
 //! Every binding (CLI, HTTP server, napi addon, Wasm) calls
 //! [`generate_qr_code`] or [`generate_qr_code_from_utf8`] and reuses
 //! [`QrError`]'s messages and codes, so the input rules live here only.
+//!
+//! The pipeline runs one way, and this file is the only place that knows
+//! its order: `symbol` (segments and data bits, Reed-Solomon, placement,
+//! mask) makes a [`stages::Symbol`], `raster` draws it as an [`stages::Image`],
+//! `png` (with its `deflate`) writes the file. A stage reads the types of
+//! the stages before it and the shared `limits`, never a later stage.
 
-mod data_bits;
-mod deflate;
 mod error;
-mod mask;
+mod limits;
 mod png;
 mod raster;
-mod reed_solomon;
-mod segments;
 mod symbol;
 
 pub use error::QrError;
-pub use raster::{MIN_IMAGE_SIZE, QUIET_ZONE_MODULES};
+/// Capacities behind the compile-time version limit, for tests.
+#[doc(hidden)]
+pub use limits::{BYTE_CAPACITY_L, MAX_VERSION};
+pub use limits::{MAX_TEXT_BYTES, MIN_IMAGE_SIZE, QUIET_ZONE_MODULES};
 /// The segmentation every tier uses, for benches and tests that build the
 /// same symbol another way.
 #[doc(hidden)]
 pub use symbol::encode_bits;
-/// Capacities behind the compile-time version limit, for tests.
-#[doc(hidden)]
-pub use symbol::{BYTE_CAPACITY_L, MAX_VERSION};
 
 /// The pipeline one stage at a time, for the core bench's breakdown: each
 /// function takes the previous one's output, and [`generate_qr_code`] is
 /// their composition.
 #[doc(hidden)]
 pub mod stages {
-    pub use crate::deflate::zlib as deflate;
     pub use crate::png::encode_gray1 as png;
+    pub use crate::png::zlib as deflate;
     pub use crate::raster::{image as raster, Image};
     pub use crate::symbol::{
         choose_mask, error_correction, place, segment, Codewords, DataCodewords, Placed, Symbol,
@@ -40,9 +42,6 @@ pub mod stages {
 /// With the `testing` feature only: the text that makes the generator panic.
 #[cfg(feature = "testing")]
 pub const PANIC_TEXT: &str = "__qr_toolkit_panic__";
-
-/// Longest accepted text, in UTF-8 bytes.
-pub const MAX_TEXT_BYTES: usize = 512;
 
 /// Encodes `text` as a QR code (error correction L, byte/numeric/alphanumeric
 /// segments) and returns it as a 1-bit grayscale PNG at least
@@ -54,7 +53,8 @@ pub fn generate_qr_code(text: &str) -> Result<Vec<u8>, QrError> {
     }
     validate_text(text)?;
     let symbol = symbol::encode(text.as_bytes())?;
-    Ok(raster::to_png(&symbol))
+    let image = raster::image(&symbol);
+    Ok(png::encode_gray1(&image))
 }
 
 /// Like [`generate_qr_code`] for callers that hold raw bytes (stdin, a Wasm
@@ -83,5 +83,58 @@ fn xorshift(mut state: u32) -> impl FnMut() -> u32 {
         state ^= state >> 17;
         state ^= state << 5;
         state
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::symbol::{encode, Symbol};
+
+    fn to_png(symbol: &Symbol) -> Vec<u8> {
+        png::encode_gray1(&raster::image(symbol))
+    }
+
+    /// Decodes a PNG of `to_png` with rqrr: (version, text).
+    fn decode(png_bytes: &[u8]) -> (usize, String) {
+        let mut reader = ::png::Decoder::new(std::io::Cursor::new(png_bytes))
+            .read_info()
+            .unwrap();
+        let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        let (w, h) = (info.width as usize, info.height as usize);
+        let row_bytes = w.div_ceil(8);
+        let light = |x: usize, y: usize| buf[y * row_bytes + x / 8] & (0x80 >> (x % 8)) != 0;
+        let mut img =
+            rqrr::PreparedImage::prepare_from_greyscale(
+                w,
+                h,
+                |x, y| {
+                    if light(x, y) {
+                        255
+                    } else {
+                        0
+                    }
+                },
+            );
+        let grids = img.detect_grids();
+        assert_eq!(grids.len(), 1, "exactly one QR code");
+        let mut bytes = Vec::new();
+        let meta = grids[0].decode_to(&mut bytes).unwrap();
+        (meta.version.0, String::from_utf8(bytes).unwrap())
+    }
+
+    #[test]
+    fn draws_every_version_up_to_the_limit() {
+        // Beyond MAX_TEXT_BYTES, straight through the symbol and raster: the
+        // quiet zone and finder patterns of the widest rows survive.
+        for version in [16, 20, 24, MAX_VERSION as usize] {
+            let text = "x".repeat(BYTE_CAPACITY_L[version - 1]);
+            let symbol = encode(text.as_bytes()).unwrap();
+            assert_eq!(symbol.width, 17 + 4 * version);
+            assert_eq!(decode(&to_png(&symbol)), (version, text));
+        }
+        let too_big = "x".repeat(BYTE_CAPACITY_L[MAX_VERSION as usize - 1] + 1);
+        assert!(encode(too_big.as_bytes()).is_err());
     }
 }

@@ -2,13 +2,8 @@
 
 use std::sync::OnceLock;
 
-use crate::png;
+use crate::limits::{MIN_IMAGE_SIZE, QUIET_ZONE_MODULES};
 use crate::symbol::Symbol;
-
-/// The image is at least this many pixels wide and high.
-pub const MIN_IMAGE_SIZE: u32 = 200;
-/// Light modules around the symbol, as the QR standard asks.
-pub const QUIET_ZONE_MODULES: u32 = 4;
 
 /// Pixels per module: the smallest integer that reaches [`MIN_IMAGE_SIZE`].
 pub fn module_size(symbol_width: usize) -> u32 {
@@ -29,10 +24,6 @@ pub struct Image {
     /// How many distinct values a pixel byte can take at this scale (4 at
     /// scale 4, where a byte is two modules): the encoder's literal alphabet.
     pub byte_values: usize,
-}
-
-pub fn to_png(symbol: &Symbol) -> Vec<u8> {
-    png::encode_gray1(&image(symbol))
 }
 
 /// The raster stage.
@@ -113,50 +104,7 @@ fn spread(scale: usize) -> &'static Spread {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::symbol::{encode, BYTE_CAPACITY_L, MAX_VERSION};
-
-    /// Decodes a PNG of `to_png` with rqrr: (version, text).
-    fn decode(png_bytes: &[u8]) -> (usize, String) {
-        let mut reader = ::png::Decoder::new(std::io::Cursor::new(png_bytes))
-            .read_info()
-            .unwrap();
-        let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-        let info = reader.next_frame(&mut buf).unwrap();
-        let (w, h) = (info.width as usize, info.height as usize);
-        let row_bytes = w.div_ceil(8);
-        let light = |x: usize, y: usize| buf[y * row_bytes + x / 8] & (0x80 >> (x % 8)) != 0;
-        let mut img =
-            rqrr::PreparedImage::prepare_from_greyscale(
-                w,
-                h,
-                |x, y| {
-                    if light(x, y) {
-                        255
-                    } else {
-                        0
-                    }
-                },
-            );
-        let grids = img.detect_grids();
-        assert_eq!(grids.len(), 1, "exactly one QR code");
-        let mut bytes = Vec::new();
-        let meta = grids[0].decode_to(&mut bytes).unwrap();
-        (meta.version.0, String::from_utf8(bytes).unwrap())
-    }
-
-    #[test]
-    fn draws_every_version_up_to_the_limit() {
-        // Beyond MAX_TEXT_BYTES, straight through the symbol and raster: the
-        // quiet zone and finder patterns of the widest rows survive.
-        for version in [16, 20, 24, MAX_VERSION as usize] {
-            let text = "x".repeat(BYTE_CAPACITY_L[version - 1]);
-            let symbol = encode(text.as_bytes()).unwrap();
-            assert_eq!(symbol.width, 17 + 4 * version);
-            assert_eq!(decode(&to_png(&symbol)), (version, text));
-        }
-        let too_big = "x".repeat(BYTE_CAPACITY_L[MAX_VERSION as usize - 1] + 1);
-        assert!(encode(too_big.as_bytes()).is_err());
-    }
+    use crate::symbol::encode;
 
     #[test]
     fn byte_values_per_scale() {

@@ -136,7 +136,7 @@ pub fn parse(data: &[u8]) -> Vec<Segment> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::symbol::crate_segments as crates;
+    use crate::symbol::reference::crate_segments as crates;
 
     #[test]
     fn segments_are_the_crates() {

@@ -12,46 +12,22 @@ use qrcode::bits::Bits;
 use qrcode::canvas::{Canvas, MaskPattern, Module};
 #[cfg(test)]
 use qrcode::ec;
-use qrcode::optimize::{total_encoded_len, Optimizer, Parser, Segment};
-use qrcode::types::{Color, Mode, Version};
+use qrcode::optimize::{total_encoded_len, Optimizer, Segment};
+use qrcode::types::{Color, Version};
 use qrcode::EcLevel;
 
-use crate::data_bits;
-use crate::mask;
-use crate::raster::QUIET_ZONE_MODULES;
-use crate::reed_solomon;
-use crate::segments;
+mod data_bits;
+mod mask;
+mod reed_solomon;
+mod reference;
+mod segments;
+
+pub use reference::encode_bits;
+
+use crate::limits::MAX_VERSION;
 use crate::QrError;
 
-const EC_LEVEL: EcLevel = EcLevel::L;
-
-/// The largest version drawn. Rows are `u128`s and the raster shifts them by
-/// the quiet zone on both sides, so `width + 8` must fit in 128 bits:
-/// version 25 (117 modules). Texts of up to `MAX_TEXT_BYTES` need at most
-/// version 15 (byte mode at level L holds 520 bytes there).
-pub const MAX_VERSION: i16 = 25;
-
-/// Byte-mode capacity at error correction L of versions 1 to 25 (ISO/IEC
-/// 18004 table 7): no segmentation needs more bits than all-byte mode.
-pub const BYTE_CAPACITY_L: [usize; MAX_VERSION as usize] = [
-    17, 32, 53, 78, 106, 134, 154, 192, 230, 271, 321, 367, 425, 458, 520, 586, 644, 718, 792, 858,
-    929, 1003, 1091, 1171, 1273,
-];
-
-const fn version_width(version: i16) -> usize {
-    17 + 4 * version as usize
-}
-
-// The limits hold at compile time: raising MAX_TEXT_BYTES or MAX_VERSION past
-// what the packed rows can draw fails the build, not a request.
-const _: () = assert!(
-    version_width(MAX_VERSION) + 2 * QUIET_ZONE_MODULES as usize <= u128::BITS as usize,
-    "a row of the largest version with its quiet zone must fit a u128"
-);
-const _: () = assert!(
-    crate::MAX_TEXT_BYTES <= BYTE_CAPACITY_L[MAX_VERSION as usize - 1],
-    "the longest accepted text must fit the largest version"
-);
+pub(super) const EC_LEVEL: EcLevel = EcLevel::L;
 
 /// The eight masks in the crate's order; ties go to the first.
 const MASKS: [MaskPattern; 8] = [
@@ -265,37 +241,11 @@ impl Iterator for DataPath {
     }
 }
 
-/// The crate's `encode_auto`, without Kanji mode.
-///
-/// The crate reads byte pairs that happen to fall in Shift-JIS ranges as Kanji;
-/// most CJK text in UTF-8 does, and decoders then return different text.
-/// Mapping those segments to Byte mode keeps every UTF-8 text exact.
-pub fn encode_bits(data: &[u8]) -> Result<Bits, QrError> {
-    let (segments, version, _) = optimal_segments(crate_segments(data))?;
-    let mut bits = Bits::new(version);
-    bits.push_segments(data, segments.into_iter())
-        .and_then(|()| bits.push_terminator(EC_LEVEL))
-        .map_err(|_| QrError::EncodingFailed)?;
-    Ok(bits)
-}
-
-/// The crate's `Parser` segments, Kanji as Byte: the reference that
-/// `segments::parse` (the hot path's) is held to.
-pub(crate) fn crate_segments(data: &[u8]) -> Vec<Segment> {
-    Parser::new(data)
-        .map(|s| match s.mode {
-            Mode::Kanji => Segment {
-                mode: Mode::Byte,
-                ..s
-            },
-            _ => s,
-        })
-        .collect()
-}
-
 /// The parsed `segments` merged as `encode_auto` does, the smallest version
 /// that holds them and its data capacity in bits.
-fn optimal_segments(segments: Vec<Segment>) -> Result<(Vec<Segment>, Version, usize), QrError> {
+pub(super) fn optimal_segments(
+    segments: Vec<Segment>,
+) -> Result<(Vec<Segment>, Version, usize), QrError> {
     // Character-count field widths change at versions 10 and 27, so the
     // segmentation is optimised once per range, as `encode_auto` does.
     for (first, last) in [(1, 9), (10, 26), (27, 40)] {
@@ -316,6 +266,8 @@ fn optimal_segments(segments: Vec<Segment>) -> Result<(Vec<Segment>, Version, us
 #[cfg(test)]
 mod tests {
     use super::*;
+    use qrcode::optimize::Parser;
+    use qrcode::types::Mode;
     use qrcode::QrCode;
 
     #[test]

@@ -1,7 +1,10 @@
 //! A minimal PNG writer for 1-bit grayscale images whose scanlines (filter
 //! bytes included) are already laid out.
 
-use crate::deflate;
+mod deflate;
+
+pub use deflate::zlib;
+
 use crate::raster::Image;
 
 const SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1A, b'\n'];

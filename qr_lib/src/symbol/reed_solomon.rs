@@ -8,7 +8,7 @@
 
 use std::sync::OnceLock;
 
-use crate::symbol::MAX_VERSION;
+use crate::limits::MAX_VERSION;
 
 /// Level L block layout of versions 1 to 25 (ISO/IEC 18004 table 9):
 /// (EC codewords per block, blocks in group 1, data codewords per group-1

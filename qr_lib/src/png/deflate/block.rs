@@ -1,0 +1,147 @@
+//! The block writer: tokens to one final deflate block with dynamic
+//! Huffman codes.
+
+use super::bit_writer::BitWriter;
+use super::huffman::{canonical_codes, code_lengths};
+use super::matching::match_len;
+use super::tables::{
+    dist_code, length_code, CL_ORDER, DIST_BASE, DIST_EXTRA, END_OF_BLOCK, LENGTH_BASE,
+    LENGTH_EXTRA,
+};
+use super::tokens::Token;
+
+/// Writes `tokens` (whose literal runs are in `lines`) as one final block
+/// with dynamic Huffman codes.
+pub fn write_block(out: &mut Vec<u8>, tokens: &[Token], lines: &[u8]) {
+    let run = |at: u32, len: u32| &lines[at as usize..][..len as usize];
+    let mut lit_freq = [0u32; 286];
+    let mut dist_freq = [0u32; 30];
+    for &t in tokens {
+        match t {
+            Token::Literals { at, len } => {
+                for &x in run(at, len) {
+                    lit_freq[x as usize] += 1;
+                }
+            }
+            Token::Literal(x) => lit_freq[x as usize] += 1,
+            Token::Match { len, dist } => {
+                lit_freq[257 + length_code(len)] += 1;
+                dist_freq[dist_code(dist)] += 1;
+            }
+        }
+    }
+    lit_freq[END_OF_BLOCK] = 1;
+    let lit_lens = code_lengths(&lit_freq, 15);
+    let dist_lens = code_lengths(&dist_freq, 15);
+    let lit_codes = canonical_codes(&lit_lens);
+    let dist_codes = canonical_codes(&dist_lens);
+
+    // Trailing zero lengths are not stored (down to the format's minimums).
+    let hlit = 257.max(lit_lens.iter().rposition(|&l| l > 0).unwrap() + 1);
+    let hdist = 1.max(dist_lens.iter().rposition(|&l| l > 0).map_or(0, |i| i + 1));
+    let mut lens = [0u8; 286 + 30];
+    lens[..hlit].copy_from_slice(&lit_lens[..hlit]);
+    lens[hlit..hlit + hdist].copy_from_slice(&dist_lens[..hdist]);
+    let mut cl_buffer = [(0u8, 0u8); 286 + 30];
+    let cl_count = run_length_code_lengths(&lens[..hlit + hdist], &mut cl_buffer);
+    let cl_tokens = &cl_buffer[..cl_count];
+    let mut cl_freq = [0u32; 19];
+    for &(symbol, _) in cl_tokens {
+        cl_freq[symbol as usize] += 1;
+    }
+    let cl_lens = code_lengths(&cl_freq, 7);
+    let cl_codes = canonical_codes(&cl_lens);
+    let hclen = 4.max(CL_ORDER.iter().rposition(|&s| cl_lens[s] > 0).unwrap() + 1);
+    let mut w = BitWriter::new(out);
+    w.bits(1, 1); // final block
+    w.bits(2, 2); // dynamic Huffman
+    w.bits((hlit - 257) as u32, 5);
+    w.bits((hdist - 1) as u32, 5);
+    w.bits((hclen - 4) as u32, 4);
+    w.spill();
+    for &s in &CL_ORDER[..hclen] {
+        w.bits(u32::from(cl_lens[s]), 3);
+        w.spill();
+    }
+    for &(symbol, extra) in cl_tokens {
+        let s = symbol as usize;
+        w.bits(cl_codes[s], cl_lens[s]);
+        match symbol {
+            16 => w.bits(u32::from(extra), 2),
+            17 => w.bits(u32::from(extra), 3),
+            18 => w.bits(u32::from(extra), 7),
+            _ => {}
+        }
+        w.spill();
+    }
+    for &t in tokens {
+        // Spill only when the next codes might not fit (a literal is at most
+        // 15 bits, a match 48; after a spill at most 7 bits remain), so that
+        // short literal codes share one store.
+        match t {
+            Token::Literals { at, len } => {
+                let mut threes = run(at, len).chunks_exact(3);
+                for three in &mut threes {
+                    w.make_room(45);
+                    for &x in three {
+                        w.bits(lit_codes[x as usize], lit_lens[x as usize]);
+                    }
+                }
+                for &x in threes.remainder() {
+                    w.make_room(15);
+                    w.bits(lit_codes[x as usize], lit_lens[x as usize]);
+                }
+            }
+            Token::Literal(x) => {
+                w.make_room(15);
+                w.bits(lit_codes[x as usize], lit_lens[x as usize]);
+            }
+            Token::Match { len, dist } => {
+                w.make_room(48);
+                let lc = length_code(len);
+                w.bits(lit_codes[257 + lc], lit_lens[257 + lc]);
+                w.bits(u32::from(len - LENGTH_BASE[lc]), LENGTH_EXTRA[lc]);
+                let dc = dist_code(dist);
+                w.bits(dist_codes[dc], dist_lens[dc]);
+                w.bits(u32::from(dist - DIST_BASE[dc]), DIST_EXTRA[dc]);
+            }
+        }
+    }
+    w.make_room(15);
+    w.bits(lit_codes[END_OF_BLOCK], lit_lens[END_OF_BLOCK]);
+    w.flush();
+}
+
+/// The code-length sequence with repeats folded into symbols 16, 17 and 18:
+/// (symbol, extra bits value) into `out` (never more than one per length);
+/// returns how many.
+fn run_length_code_lengths(lens: &[u8], out: &mut [(u8, u8)]) -> usize {
+    let mut n = 0;
+    let mut push = |token| {
+        out[n] = token;
+        n += 1;
+    };
+    let mut i = 0;
+    while i < lens.len() {
+        let l = lens[i];
+        let run = 1 + match_len(lens, i + 1, 1, lens.len() - i - 1);
+        if l == 0 && run >= 3 {
+            let take = run.min(138);
+            push(if take >= 11 {
+                (18, (take - 11) as u8)
+            } else {
+                (17, (take - 3) as u8)
+            });
+            i += take;
+        } else if l != 0 && run >= 4 {
+            push((l, 0));
+            let take = (run - 1).min(6);
+            push((16, (take - 3) as u8));
+            i += 1 + take;
+        } else {
+            push((l, 0));
+            i += 1;
+        }
+    }
+    n
+}

@@ -1,0 +1,200 @@
+//! Huffman code lengths (limited in depth) and their canonical codes.
+
+/// Huffman code lengths for `freq`, none longer than `max_len`. Symbols with
+/// frequency 0 get length 0; a lone symbol gets length 1.
+pub fn code_lengths<const N: usize>(freq: &[u32; N], max_len: u8) -> [u8; N] {
+    // `max` rather than `all`: no early exit, so it vectorises.
+    let deepest = |lens: &[u8; N]| lens.iter().copied().max().unwrap_or(0);
+    let lens = huffman_lengths(freq);
+    if deepest(&lens) <= max_len {
+        return lens;
+    }
+    // Too deep: flatten the distribution and build again (rare).
+    let mut freq = *freq;
+    loop {
+        for f in freq.iter_mut().filter(|f| **f > 0) {
+            *f = (*f >> 1).max(1);
+        }
+        let lens = huffman_lengths(&freq);
+        if deepest(&lens) <= max_len {
+            return lens;
+        }
+    }
+}
+
+pub fn huffman_lengths<const N: usize>(freq: &[u32; N]) -> [u8; N] {
+    let mut lens = [0u8; N];
+    // (frequency, symbol) packed in one u64 sorts fastest; ties by symbol.
+    // Written for every symbol, kept for the used ones: no branch per symbol.
+    let mut keys = [0u64; N];
+    let mut n = 0;
+    for (symbol, &f) in freq.iter().enumerate() {
+        keys[n] = u64::from(f) << 16 | symbol as u64;
+        n += usize::from(f > 0);
+    }
+    let keys = &mut keys[..n];
+    match n {
+        0 => return lens,
+        1 => {
+            lens[(keys[0] & 0xFFFF) as usize] = 1;
+            return lens;
+        }
+        _ => {}
+    }
+    keys.sort_unstable();
+    let mut depths = [0u32; N];
+    for (d, &key) in depths.iter_mut().zip(keys.iter()) {
+        *d = (key >> 16) as u32;
+    }
+    minimum_redundancy(&mut depths[..n]);
+    for (&key, &depth) in keys.iter().zip(depths.iter()) {
+        lens[(key & 0xFFFF) as usize] = depth as u8;
+    }
+    lens
+}
+
+/// Moffat and Katajainen's in-place Huffman code lengths: `a` holds
+/// ascending weights (at least two) and gets each one's code length, in
+/// one array with no other memory. Ties between a leaf and a merged node
+/// go to the leaf, as in the two-queue method.
+pub fn minimum_redundancy(a: &mut [u32]) {
+    let n = a.len();
+    // Merge: a[next] becomes the weight of internal node `next`; the
+    // entries behind `root` become their parent's index.
+    a[0] += a[1];
+    let (mut root, mut leaf) = (0, 2);
+    for next in 1..n - 1 {
+        // Each internal node takes two of the lightest leaves or nodes.
+        if leaf >= n || a[root] < a[leaf] {
+            a[next] = a[root];
+            a[root] = next as u32;
+            root += 1;
+        } else {
+            a[next] = a[leaf];
+            leaf += 1;
+        }
+        if leaf >= n || (root < next && a[root] < a[leaf]) {
+            a[next] += a[root];
+            a[root] = next as u32;
+            root += 1;
+        } else {
+            a[next] += a[leaf];
+            leaf += 1;
+        }
+    }
+    // Parents' indices to internal node depths (the root, n - 2, at 0).
+    a[n - 2] = 0;
+    for next in (0..n - 2).rev() {
+        a[next] = a[a[next] as usize] + 1;
+    }
+    // Internal node depths to leaf depths, deepest to the lightest leaves.
+    let (mut available, mut depth) = (1u32, 0);
+    let (mut root, mut next) = (n as isize - 2, n as isize - 1);
+    while available > 0 {
+        let mut used = 0;
+        while root >= 0 && a[root as usize] == depth {
+            used += 1;
+            root -= 1;
+        }
+        while available > used {
+            a[next as usize] = depth;
+            next -= 1;
+            available -= 1;
+        }
+        available = 2 * used;
+        depth += 1;
+    }
+}
+
+/// Canonical codes for `lens`, bit-reversed for deflate's LSB-first order.
+pub fn canonical_codes<const N: usize>(lens: &[u8; N]) -> [u32; N] {
+    let mut count = [0u32; 16];
+    for_each_coded(lens, |_, l| count[l as usize] += 1);
+    let mut next = [0u32; 16];
+    let mut code = 0;
+    for bits in 1..16 {
+        code = (code + count[bits - 1]) << 1;
+        next[bits] = code;
+    }
+    let mut codes = [0u32; N];
+    for_each_coded(lens, |s, l| {
+        codes[s] = next[l as usize].reverse_bits() >> (32 - l);
+        next[l as usize] += 1;
+    });
+    codes
+}
+
+/// Calls `f(symbol, length)` for each symbol with a code, in symbol order.
+/// Unused symbols (most of the literal alphabet here) are skipped eight at
+/// a time.
+#[inline(always)]
+pub fn for_each_coded(lens: &[u8], mut f: impl FnMut(usize, u8)) {
+    let mut words = lens.chunks_exact(8);
+    for (w, word) in (&mut words).enumerate() {
+        let mut word = u64::from_le_bytes(word.try_into().unwrap());
+        while word != 0 {
+            let byte = word.trailing_zeros() / 8;
+            f(w * 8 + byte as usize, (word >> (byte * 8)) as u8);
+            word &= !(0xFF << (byte * 8));
+        }
+    }
+    let tail = lens.len() - words.remainder().len();
+    for (s, &l) in words.remainder().iter().enumerate() {
+        if l > 0 {
+            f(tail + s, l);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::xorshift;
+
+    #[test]
+    fn in_place_lengths_are_optimal() {
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+        let mut rng = xorshift(0xC0DE);
+        for case in 0..3000 {
+            let n = 2 + rng() as usize % 300;
+            let spread = [4, 1000, 1 << 20][case % 3];
+            let mut weights: Vec<u32> = (0..n).map(|_| 1 + rng() % spread).collect();
+            weights.sort_unstable();
+            let mut lens = weights.clone();
+            minimum_redundancy(&mut lens);
+            // Optimal: the cost of a Huffman code is the sum of its merges.
+            let mut heap: BinaryHeap<_> = weights.iter().map(|&w| Reverse(u64::from(w))).collect();
+            let mut optimum = 0;
+            while heap.len() > 1 {
+                let (Reverse(a), Reverse(b)) = (heap.pop().unwrap(), heap.pop().unwrap());
+                optimum += a + b;
+                heap.push(Reverse(a + b));
+            }
+            let cost: u64 = (weights.iter().zip(&lens))
+                .map(|(&w, &l)| u64::from(w) * u64::from(l))
+                .sum();
+            assert_eq!(cost, optimum, "case {case}: {weights:?}");
+            // A complete prefix code, its longest codes on the lightest symbols.
+            let kraft: f64 = lens.iter().map(|&l| 0.5f64.powi(l as i32)).sum();
+            assert!((kraft - 1.0).abs() < 1e-12, "case {case}: {lens:?}");
+            assert!(lens.windows(2).all(|w| w[0] >= w[1]), "case {case}");
+        }
+    }
+
+    #[test]
+    fn lengths_respect_the_limit() {
+        // Fibonacci frequencies make the deepest possible Huffman tree.
+        let mut freq = [0u32; 30];
+        let (mut a, mut b) = (1, 1);
+        for f in freq.iter_mut() {
+            *f = a;
+            (a, b) = (b, a + b);
+        }
+        let lens = code_lengths(&freq, 15);
+        assert!(lens.iter().all(|&l| (1..=15).contains(&l)));
+        // Kraft: a complete prefix code.
+        let kraft: f64 = lens.iter().map(|&l| 0.5f64.powi(l as i32)).sum();
+        assert!((kraft - 1.0).abs() < 1e-9);
+    }
+}

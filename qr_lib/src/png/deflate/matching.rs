@@ -1,0 +1,181 @@
+//! The parse's byte-level helpers: matches and zero runs compared a word
+//! at a time, positions that cannot start a match found sixteen at a time,
+//! row hashes, and position to (row, column) without a division.
+
+/// Shorter matches cost more bits than their literals in these images
+/// (whose literals come from a small alphabet, so their codes are short).
+pub const MIN_USEFUL: usize = 4;
+
+/// A hash of a scanline, eight bytes at a time, to find repeated ones quickly.
+pub fn line_hash(line: &[u8]) -> u64 {
+    let mut words = line.chunks_exact(8);
+    let mut h = line.len() as u64;
+    for word in &mut words {
+        let word = u64::from_le_bytes(word.try_into().unwrap());
+        h = (h.rotate_left(23) ^ word).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    let tail = words
+        .remainder()
+        .iter()
+        .fold(0, |t, &b| t << 8 | u64::from(b));
+    (h.rotate_left(23) ^ tail).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// Position to (row, column) for one stride, as a multiply by the
+/// reciprocal rather than a division.
+pub struct RowAndColumn {
+    stride: usize,
+    reciprocal: u64,
+}
+
+impl RowAndColumn {
+    /// Exact below 2^16 (a QR image's new scanlines are a few kilobytes):
+    /// with `r = ceil(2^32 / stride)`, `c * r / 2^32` errs by less than
+    /// `c / 2^32`, too little to reach the next integer.
+    pub fn new(stride: usize, len: usize) -> Self {
+        assert!(
+            stride < 1 << 16 && len <= 1 << 16,
+            "image too large for the parse"
+        );
+        let reciprocal = u64::from(u32::MAX) / stride as u64 + 1;
+        Self { stride, reciprocal }
+    }
+
+    #[inline(always)]
+    pub fn of(&self, c: usize) -> (usize, usize) {
+        let row = ((c as u64 * self.reciprocal) >> 32) as usize;
+        (row, c - row * self.stride)
+    }
+}
+
+/// Positions `no_match_starts` settles in one step: those whose first
+/// `MIN_USEFUL` bytes lie in one 16-byte word.
+pub const WORD_POSITIONS: usize = 16 - (MIN_USEFUL - 1);
+
+/// How many of the positions from `q` on (at most `WORD_POSITIONS`) cannot
+/// start a match of `MIN_USEFUL` bytes that stays in the line, where the
+/// candidates are those `search` tries without the chain: the byte before
+/// (a run), the line above (`above`) and, below a scaled-up row (`zeros`),
+/// the zeros of the Up-filter row. Sixteen bytes at a time: `q` is never a
+/// line's first byte, and positions with fewer than `MIN_USEFUL` bytes left
+/// in the line (`in_line`) are left to `search`, whose column match may run
+/// on past it.
+#[inline(always)]
+pub fn no_match_starts(
+    lines: &[u8],
+    q: usize,
+    stride: usize,
+    above: bool,
+    zeros: bool,
+    in_line: usize,
+) -> usize {
+    const LOW7: u128 = u128::MAX / 0xFF * 0x7F;
+    if q + 16 > lines.len() || in_line < MIN_USEFUL {
+        return 0;
+    }
+    let word = |i: usize| u128::from_le_bytes(lines[i..i + 16].try_into().unwrap());
+    // The top bit of each byte that is zero, exactly (no carries across).
+    let zero_bytes = |v: u128| !(((v & LOW7) + LOW7) | v | LOW7);
+    // The top bit of byte i where bytes i..i+4 are all zero.
+    let four = |z: u128| {
+        let pairs = z & z >> 8;
+        pairs & pairs >> 16
+    };
+    let here = word(q);
+    let mut starts = four(zero_bytes(here ^ word(q - 1)));
+    if above {
+        starts |= four(zero_bytes(here ^ word(q - stride)));
+        if zeros {
+            starts |= four(zero_bytes(here));
+        }
+    }
+    let positions = (in_line - (MIN_USEFUL - 1)).min(WORD_POSITIONS);
+    let first = (starts.trailing_zeros() / 8) as usize;
+    first.min(positions)
+}
+
+/// Length of the match at `p` against `p - dist`, up to `limit`; compares
+/// eight bytes at a time (a short tail in one word, when the data allows).
+#[inline(always)]
+pub fn match_len(data: &[u8], p: usize, dist: usize, limit: usize) -> usize {
+    let word = |i: usize| u64::from_le_bytes(data[i..i + 8].try_into().unwrap());
+    let mut n = 0;
+    while p + n + 8 <= data.len() {
+        let diff = word(p - dist + n) ^ word(p + n);
+        if diff != 0 || n + 8 >= limit {
+            return (n + (diff.trailing_zeros() / 8) as usize).min(limit);
+        }
+        n += 8;
+    }
+    while n < limit && data[p - dist + n] == data[p + n] {
+        n += 1;
+    }
+    n
+}
+
+/// Number of zero bytes at `p`, up to `limit`.
+#[inline(always)]
+pub fn zero_run(data: &[u8], p: usize, limit: usize) -> usize {
+    let mut n = 0;
+    while p + n + 8 <= data.len() {
+        let word = u64::from_le_bytes(data[p + n..p + n + 8].try_into().unwrap());
+        if word != 0 || n + 8 >= limit {
+            return (n + (word.trailing_zeros() / 8) as usize).min(limit);
+        }
+        n += 8;
+    }
+    while n < limit && data[p + n] == 0 {
+        n += 1;
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::xorshift;
+
+    #[test]
+    fn row_and_column_divides_exactly() {
+        for stride in (1..=300).chain([4095, 4096, 40_000, 65_535]) {
+            let split = RowAndColumn::new(stride, 1 << 16);
+            for c in 0..1 << 16 {
+                assert_eq!(split.of(c), (c / stride, c % stride), "{c} / {stride}");
+            }
+        }
+    }
+
+    #[test]
+    fn no_match_starts_agrees_with_a_byte_by_byte_check() {
+        let mut rng = xorshift(0x5EED);
+        for case in 0..2000 {
+            let stride = 2 + rng() as usize % 40;
+            let rows = 1 + rng() as usize % 6;
+            // Two or three byte values, so runs and equal columns are common.
+            let values = 2 + case % 2;
+            let lines: Vec<u8> = (0..stride * rows)
+                .map(|_| [0, 0xFF, 0x3C][rng() as usize % values])
+                .collect();
+            let word4 = |q: usize| &lines[q..q + MIN_USEFUL];
+            for k in 0..rows {
+                for b in 1..stride {
+                    let (q, in_line) = (k * stride + b, stride - b);
+                    let (above, zeros) = (k > 0, case % 3 != 0);
+                    let n = no_match_starts(&lines, q, stride, above, zeros, in_line);
+                    let can_start = |p: usize| {
+                        word4(p - 1) == word4(p)
+                            || above && word4(p - stride) == word4(p)
+                            || above && zeros && word4(p).iter().all(|&x| x == 0)
+                    };
+                    let checked = if q + 16 > lines.len() || in_line < MIN_USEFUL {
+                        0
+                    } else {
+                        (in_line - (MIN_USEFUL - 1)).min(WORD_POSITIONS)
+                    };
+                    let expected = (q..q + checked).take_while(|&p| !can_start(p)).count();
+                    assert_eq!(n, expected, "case {case}, row {k}, byte {b}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+//! A zlib/deflate encoder for the PNG of scaled-up pixel art.
+//!
+//! A QR image repeats itself: every module is `scale` pixels tall, so the
+//! PNG holds one new scanline per module row followed by `scale - 1` copies
+//! stored with the Up filter (a filter byte 2, then zeros); whole module rows
+//! recur too (the quiet zone). The encoder is given only the new scanlines
+//! (`raster::Image`): repeated rows become one back-reference each, found by
+//! row hashes, the zero rows are never built nor summed byte by byte (their
+//! Adler-32 is arithmetic), and only the new scanlines are parsed for matches,
+//! with a short hash chain. The result is one dynamic-Huffman block, valid
+//! deflate for any image (the property test inflates it with C zlib).
+//!
+//! The search effort was tuned on the shared texts with the stage table of
+//! `cargo bench -p qr_lib --bench core`: matches under 4 bytes cost more
+//! than their literals here; more probes, or zlib's lazy matching, buy a few
+//! bytes for several microseconds.
+//!
+//! One concern per file, in the order the encoder runs them: `parse`
+//! (with `matching`) writes `tokens`; `block` codes them with `huffman`'s
+//! codes and the format's `tables` through the `bit_writer`; `adler32`
+//! closes the stream.
+
+mod adler32;
+mod bit_writer;
+mod block;
+mod huffman;
+mod matching;
+mod parse;
+mod tables;
+mod tokens;
+
+#[cfg(test)]
+mod tests;
+
+use std::cell::RefCell;
+
+use adler32::adler32;
+use block::write_block;
+use parse::{parse, Scratch};
+
+use crate::raster::Image;
+
+/// The PNG filter type of the rows that repeat the one above.
+const UP_FILTER: u8 = 2;
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::default();
+}
+
+/// Appends the zlib stream of `image`'s PNG scanlines to `out`.
+pub fn zlib(out: &mut Vec<u8>, image: &Image) {
+    assert!(
+        image.stride >= 2,
+        "a scanline holds a filter byte and pixels"
+    );
+    out.extend_from_slice(&[0x78, 0xDA]); // deflate, 32K window, "best" level
+    SCRATCH.with(|scratch| {
+        // Nothing in here calls back into `zlib`; were it ever re-entered,
+        // the inner call would work in a buffer of its own.
+        match scratch.try_borrow_mut() {
+            Ok(mut scratch) => {
+                parse(image, &mut scratch);
+                write_block(out, &scratch.tokens, &image.lines);
+            }
+            Err(_) => {
+                let mut own = Scratch::default();
+                parse(image, &mut own);
+                write_block(out, &own.tokens, &image.lines);
+            }
+        }
+    });
+    out.extend_from_slice(&adler32(image).to_be_bytes());
+}

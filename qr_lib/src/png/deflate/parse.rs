@@ -1,0 +1,375 @@
+//! The LZ77 parse of the whole scanline stream from the new scanlines alone.
+//!
+//! A position is (module row `k`, byte `b` of its block), where a block is
+//! the new scanline (`stride` bytes) then its Up-filter rows. Matches are
+//! looked for within the new scanlines (indexed in `lines`, mapped to
+//! distances in the stream) and against the zeros of the Up-filter row just
+//! above. A match against the same column of an earlier block runs on
+//! through the Up-filter rows, which are the same after every scanline, and
+//! into the next scanlines for as long as they agree.
+
+use super::matching::{line_hash, match_len, no_match_starts, zero_run, RowAndColumn, MIN_USEFUL};
+use super::tables::{MIN_MATCH, WINDOW};
+use super::tokens::{push_copy, push_match, Token, TokenWriter};
+use super::UP_FILTER;
+use crate::raster::Image;
+
+/// Hash-chain candidates tried per position: the two newest with the same
+/// hash, which a hash bucket of two links holds.
+const MAX_PROBES: usize = 2;
+const HASH_BITS: u32 = 10;
+/// Images whose pixel bytes take fewer values than this (scales 4 and 6)
+/// skip the hash chain: their literals cost 3 bits or less, and the chain's
+/// short matches cost more than the literals they replace (the test
+/// `small_alphabets_skip_the_chain_and_shrink` holds the PNGs smaller
+/// without). Only the matches found without it remain: runs, the column
+/// above, repeated rows.
+pub const CHAIN_MIN_BYTE_VALUES: usize = 9;
+
+/// The parser's working memory, kept per thread from call to call: the hot
+/// path allocates nothing once a thread has encoded its largest image.
+pub struct Scratch {
+    hashes: Vec<u64>,
+    pub tokens: Vec<Token>,
+    /// The hash chains (see `Parser::index`), cleared only by the parse
+    /// that uses them.
+    buckets: Box<[u64; 1 << HASH_BITS]>,
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Self {
+            hashes: Vec::new(),
+            tokens: Vec::new(),
+            buckets: Box::new([0; 1 << HASH_BITS]),
+        }
+    }
+}
+
+/// The parse, with the hash chain or without (see `CHAIN_MIN_BYTE_VALUES`):
+/// two builds, so that neither pays for the other's branches. The tokens
+/// land in `scratch.tokens`.
+pub fn parse(image: &Image, scratch: &mut Scratch) {
+    if image.byte_values >= CHAIN_MIN_BYTE_VALUES {
+        parse_lz77::<true, true>(image, scratch)
+    } else {
+        parse_lz77::<false, true>(image, scratch)
+    }
+}
+
+/// With `SKIP` the positions where no match can start are passed over
+/// without a search; without, every position is searched (the slow twin
+/// the tests hold it to).
+pub fn parse_lz77<const CHAIN: bool, const SKIP: bool>(image: &Image, scratch: &mut Scratch) {
+    let Scratch {
+        hashes,
+        tokens,
+        buckets,
+    } = scratch;
+    let lines = &image.lines[..];
+    hashes.clear();
+    hashes.extend(lines.chunks_exact(image.stride).map(line_hash));
+    tokens.clear();
+    let buckets = &mut **buckets;
+    if CHAIN {
+        buckets.fill(0);
+    }
+    Parser::<CHAIN, SKIP> {
+        lines,
+        stride: image.stride,
+        scale: image.scale,
+        rows: lines.len() / image.stride,
+        block: image.stride * image.scale,
+        up_len: image.stride * (image.scale - 1),
+        hashes,
+        buckets,
+        // Chains hold positions in `lines`: a probe loads its candidate's
+        // bytes straight away. The candidate's row and column are needed
+        // only when those bytes agree.
+        row_and_column: RowAndColumn::new(image.stride, lines.len()),
+        tokens: TokenWriter::new(tokens),
+    }
+    .run();
+}
+
+/// The hash of the `MIN_USEFUL` (4) bytes of `word`.
+#[inline(always)]
+fn hash(word: u32) -> usize {
+    (word.wrapping_mul(0x9E37_79B1) >> (32 - HASH_BITS)) as usize
+}
+
+/// A bucket's links, newest first. A link is 1 + position; 0 is none.
+#[inline(always)]
+fn links(bucket: u64) -> [u32; MAX_PROBES] {
+    [bucket as u32, (bucket >> 32) as u32]
+}
+
+/// Keeps `best` the longest useful match seen, nearest first among equals:
+/// (length, stream distance).
+#[inline(always)]
+fn consider(best: &mut Option<(usize, usize)>, len: usize, dist: usize) {
+    if len >= MIN_USEFUL
+        && dist <= WINDOW
+        && best.is_none_or(|(l, d)| len > l || (len == l && dist < d))
+    {
+        *best = Some((len, dist));
+    }
+}
+
+struct Parser<'a, const CHAIN: bool, const SKIP: bool> {
+    lines: &'a [u8],
+    stride: usize,
+    scale: usize,
+    rows: usize,
+    /// A new scanline and its Up-filter rows, in stream bytes.
+    block: usize,
+    /// The Up-filter rows of a block, in stream bytes.
+    up_len: usize,
+    /// `line_hash` of each new scanline.
+    hashes: &'a [u64],
+    /// Each hash's chain, cut to its `MAX_PROBES` (2) newest links: the low
+    /// half of a bucket is the newest, the high half the one before.
+    buckets: &'a mut [u64; 1 << HASH_BITS],
+    row_and_column: RowAndColumn,
+    tokens: TokenWriter<'a>,
+}
+
+impl<const CHAIN: bool, const SKIP: bool> Parser<'_, CHAIN, SKIP> {
+    fn run(mut self) {
+        let (mut k, mut b) = (0, 0);
+        while k < self.rows {
+            if b == 0 {
+                if let Some((j, count)) = self.repeated_rows(k) {
+                    push_match(&mut self.tokens, count * self.block, (k - j) * self.block);
+                    k += count;
+                    continue;
+                }
+            }
+            if b == self.stride {
+                (k, b) = self.up_filter_rows(k);
+                continue;
+            }
+            (k, b) = self.scanline_bytes(k, b);
+        }
+        self.tokens.flush();
+    }
+
+    /// A run of module rows from `k` equal to an earlier run, as (the
+    /// earlier run's first row, rows): one back-reference.
+    fn repeated_rows(&self, k: usize) -> Option<(usize, usize)> {
+        let oldest = k.saturating_sub(WINDOW / self.block);
+        (oldest..k)
+            .rev()
+            .filter(|&j| self.same(j, k))
+            .map(|j| {
+                let count = (1..self.rows - k)
+                    .take_while(|&t| self.same(j + t, k + t))
+                    .count();
+                (j, count + 1)
+            })
+            .max_by_key(|&(j, count)| (count, j))
+            // Lines of one or two bytes at scale 1: too short for a match.
+            .filter(|&(_, count)| count * self.block >= MIN_MATCH)
+    }
+
+    /// The Up-filter rows after row `k`'s scanline: the previous module
+    /// row's, one block back. Returns the next position.
+    fn up_filter_rows(&mut self, k: usize) -> (usize, usize) {
+        let (stride, up_len, block) = (self.stride, self.up_len, self.block);
+        let up_byte = |i: usize| if i % stride == 0 { UP_FILTER } else { 0 };
+        if k == 0 {
+            if up_len > 0 {
+                self.tokens.push(Token::Literal(UP_FILTER));
+                self.tokens.push(Token::Literal(0));
+                push_copy(&mut self.tokens, stride - 2, 1, |_| 0);
+                push_copy(&mut self.tokens, up_len - stride, stride, up_byte);
+            }
+            return (k + 1, 0);
+        }
+        // The same distance goes on into the next scanline for as long as
+        // it starts like this one (filter byte, quiet zone).
+        let next = if k + 1 < self.rows && up_len > 0 {
+            self.column_match(k, k + 1, 0)
+        } else {
+            0
+        };
+        push_copy(&mut self.tokens, up_len + next, block, up_byte);
+        self.advance(k, stride + up_len + next)
+    }
+
+    /// From (k, b) within row `k`'s new scanline: literals up to the next
+    /// position that may start a match, then that position's longest match
+    /// (or one literal). Returns the next position.
+    fn scanline_bytes(&mut self, k: usize, mut b: usize) -> (usize, usize) {
+        // Most bytes are literals: the positions where no match can start
+        // are taken in one step (see `no_match_starts`), and with the chain
+        // each of those is only looked up and indexed, not searched.
+        let (stride, q) = (self.stride, k * self.stride + b);
+        let free = if !SKIP || b == 0 {
+            0
+        } else {
+            no_match_starts(self.lines, q, stride, k > 0, self.scale > 1, stride - b)
+        };
+        let literals = if CHAIN {
+            self.index_up_to_a_candidate(q, free)
+        } else {
+            free
+        };
+        if literals > 0 {
+            self.tokens.literals(q, literals);
+            b += literals;
+            if literals == free {
+                return (k, b);
+            }
+        }
+        // Searched here: a position `no_match_starts` did not settle, or
+        // one it did whose chain has a candidate (then only the chain can
+        // match).
+        let local = literals == free;
+        let (q, in_line) = (k * stride + b, stride - b);
+        let len = match self.search(k, b, local) {
+            Some((len, dist)) => {
+                push_match(&mut self.tokens, len, dist);
+                len
+            }
+            None => {
+                self.tokens.literals(q, 1);
+                1
+            }
+        };
+        // Index the positions just covered that have MIN_USEFUL bytes left
+        // in their line.
+        if CHAIN {
+            for p in b..b + len.min(in_line.saturating_sub(MIN_USEFUL - 1)) {
+                let q = k * stride + p;
+                self.index(q, hash(self.word4(q)));
+            }
+        }
+        self.advance(k, b + len)
+    }
+
+    /// Of the `free` positions from `q`, how many come before the first
+    /// whose chain holds a candidate with the same first bytes (`search`
+    /// measures that one); those before it are indexed.
+    #[inline(always)]
+    fn index_up_to_a_candidate(&mut self, q: usize, free: usize) -> usize {
+        for n in 0..free {
+            let word = self.word4(q + n);
+            let h = hash(word);
+            for link in links(self.buckets[h]) {
+                if link == 0 {
+                    break;
+                }
+                if self.word4(link as usize - 1) == word {
+                    return n;
+                }
+            }
+            self.index(q + n, h);
+        }
+        free
+    }
+
+    /// The position `b` bytes into row `k`'s block, carried into later rows.
+    #[inline(always)]
+    fn advance(&self, mut k: usize, mut b: usize) -> (usize, usize) {
+        while b >= self.block {
+            (k, b) = (k + 1, b - self.block);
+        }
+        (k, b)
+    }
+
+    /// Module rows `j` and `k` have the same new scanline.
+    #[inline(always)]
+    fn same(&self, j: usize, k: usize) -> bool {
+        let (lines, stride) = (self.lines, self.stride);
+        self.hashes[j] == self.hashes[k]
+            && lines[j * stride..][..stride] == lines[k * stride..][..stride]
+    }
+
+    /// The MIN_USEFUL (4) bytes at `q`, all in one scanline.
+    #[inline(always)]
+    fn word4(&self, q: usize) -> u32 {
+        u32::from_le_bytes(self.lines[q..q + 4].try_into().unwrap())
+    }
+
+    /// Makes position `q` the newest link of hash `h`'s chain.
+    #[inline(always)]
+    fn index(&mut self, q: usize, h: usize) {
+        self.buckets[h] = self.buckets[h] << 32 | (q as u64 + 1);
+    }
+
+    /// Bytes from column `o` of block `k` equal to those of block `j`.
+    fn column_match(&self, j: usize, k: usize, o: usize) -> usize {
+        let (stride, lines) = (self.stride, self.lines);
+        let (mut j, mut k, mut o, mut len) = (j, k, o, 0);
+        loop {
+            let n = match_len(lines, k * stride + o, (k - j) * stride, stride - o);
+            len += n;
+            if o + n < stride {
+                return len;
+            }
+            len += self.up_len;
+            (j, k, o) = (j + 1, k + 1, 0);
+            if k == self.rows {
+                return len;
+            }
+        }
+    }
+
+    /// The longest match at (k, b), nearest first among equals. Without
+    /// `local` only the chain is tried: the caller knows that no run, line
+    /// above or zeros match starts there.
+    #[inline(always)]
+    fn search(&self, k: usize, b: usize, local: bool) -> Option<(usize, usize)> {
+        let (stride, block, lines) = (self.stride, self.block, self.lines);
+        let q = k * stride + b;
+        let in_line = stride - b;
+        let mut best = None;
+        if in_line < MIN_USEFUL {
+            // Too close to the line's end for any match but one that runs
+            // on through the Up-filter rows: the same column above.
+            if k > 0 {
+                consider(&mut best, self.column_match(k - 1, k, b), block);
+            }
+            return best;
+        }
+        // Every candidate must share the first MIN_USEFUL (4) bytes: one
+        // compare rules most out, and the rare survivors are measured.
+        let word = self.word4(q);
+        if local && b > 0 && self.word4(q - 1) == word {
+            consider(&mut best, match_len(lines, q, 1, in_line), 1);
+        }
+        if local && k > 0 {
+            if self.scale > 1 && word == 0 {
+                // The row above in the image is the previous Up-filter row:
+                // zeros after its filter byte, whose last zero precedes us.
+                let zeros = zero_run(lines, q, in_line);
+                consider(&mut best, zeros, if b > 0 { stride } else { 1 });
+            }
+            if self.word4(q - stride) == word {
+                consider(&mut best, self.column_match(k - 1, k, b), block);
+            }
+        }
+        // A match to the end of the line is long enough: only a column
+        // match could go further, and the nearest one was just tried.
+        if best.is_some_and(|(len, _)| len >= in_line) || !CHAIN {
+            return best;
+        }
+        for link in links(self.buckets[hash(word)]) {
+            if link == 0 {
+                break;
+            }
+            let c = link as usize - 1;
+            if self.word4(c) == word {
+                let (j, oc) = self.row_and_column.of(c);
+                if oc == b {
+                    consider(&mut best, self.column_match(j, k, b), (k - j) * block);
+                } else {
+                    let len = match_len(lines, q, q - c, in_line.min(stride - oc));
+                    consider(&mut best, len, (k - j) * block + b - oc);
+                }
+            }
+        }
+        best
+    }
+}

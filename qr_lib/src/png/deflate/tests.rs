@@ -1,0 +1,180 @@
+//! The whole encoder held to two inflaters (miniz_oxide and C zlib), and
+//! the parse's fast path held to its slow twin.
+
+use super::parse::{parse_lz77, Scratch, CHAIN_MIN_BYTE_VALUES};
+use super::{zlib, UP_FILTER};
+use crate::raster::Image;
+use crate::xorshift;
+
+/// The PNG scanline stream `image` stands for.
+fn expand(image: &Image) -> Vec<u8> {
+    let mut up = vec![0u8; image.stride];
+    up[0] = UP_FILTER;
+    let mut data = Vec::new();
+    for line in image.lines.chunks_exact(image.stride) {
+        data.extend_from_slice(line);
+        for _ in 1..image.scale {
+            data.extend_from_slice(&up);
+        }
+    }
+    data
+}
+
+fn round_trip(image: &Image) -> usize {
+    let mut out = Vec::new();
+    zlib(&mut out, image);
+    let back = miniz_oxide::inflate::decompress_to_vec_zlib(&out).expect("valid zlib stream");
+    assert_eq!(back, expand(image));
+    out.len()
+}
+
+fn image(stride: usize, scale: usize, lines: Vec<u8>) -> Image {
+    let mut seen = [false; 256];
+    for (i, &b) in lines.iter().enumerate() {
+        seen[b as usize] |= i % stride != 0;
+    }
+    Image {
+        size: 8 * (stride - 1),
+        scale,
+        stride,
+        byte_values: seen.iter().filter(|&&s| s).count(),
+        lines,
+    }
+}
+
+#[test]
+fn round_trips_any_lines() {
+    round_trip(&image(2, 1, vec![]));
+    round_trip(&image(2, 1, vec![0, 7]));
+    round_trip(&image(5, 3, b"abcabcabcabcabc".to_vec()));
+    round_trip(&image(27, 5, vec![0; 27 * 700]));
+    let mut rng = xorshift(1);
+    let noise: Vec<u8> = (0..27 * 700).map(|_| rng() as u8).collect();
+    round_trip(&image(27, 5, noise));
+    // Skewed: long codes, exercising the length limit.
+    let skewed: Vec<u8> = (0..33 * 1000u32)
+        .map(|i| (i.trailing_zeros() * 7 + i % 3) as u8)
+        .collect();
+    round_trip(&image(33, 3, skewed));
+}
+
+/// Lines as a QR image has them: a few recurring ones (sparse bits),
+/// runs of the same line, some noise.
+fn pixel_art(rng: &mut impl FnMut() -> u32, stride: usize, rows: usize) -> Vec<u8> {
+    let palette: Vec<Vec<u8>> = (0..1 + rng() % 4)
+        .map(|_| (0..stride).map(|_| rng() as u8 & 0x81).collect())
+        .collect();
+    let mut lines = Vec::with_capacity(stride * rows);
+    while lines.len() < stride * rows {
+        let line: Vec<u8> = match rng() % 4 {
+            0 => (0..stride).map(|_| rng() as u8).collect(),
+            _ => palette[rng() as usize % palette.len()].clone(),
+        };
+        for _ in 0..1 + rng() % 3 {
+            lines.extend_from_slice(&line);
+        }
+    }
+    lines.truncate(stride * rows);
+    lines
+}
+
+#[test]
+fn any_stride_and_scale_inflates_with_c_zlib() {
+    use std::io::Read;
+    let mut rng = xorshift(0x9E37_79B9);
+    for case in 0..3000 {
+        let stride = 2 + rng() as usize % 70;
+        let scale = 1 + rng() as usize % 9;
+        let rows = rng() as usize % 60;
+        let mut image = image(stride, scale, pixel_art(&mut rng, stride, rows));
+        // Half the cases through each parse: with the chain, without.
+        if case % 2 == 0 {
+            image.byte_values = 256;
+        }
+        let mut out = Vec::new();
+        zlib(&mut out, &image);
+        let mut back = Vec::new();
+        flate2::read::ZlibDecoder::new(&out[..])
+            .read_to_end(&mut back)
+            .unwrap_or_else(|e| panic!("case {case} (stride {stride}, scale {scale}): {e}"));
+        assert_eq!(
+            back,
+            expand(&image),
+            "case {case} (stride {stride}, scale {scale})"
+        );
+    }
+}
+
+#[test]
+fn small_alphabets_skip_the_chain_and_shrink() {
+    use crate::raster;
+    use crate::symbol::encode;
+    // Bytes per scale, without the chain and with it: scale 6 has 8
+    // byte values, scale 4 has 4 (versions 3 and 7 to 10).
+    let mut sizes = [(0, 0); 9];
+    for len in (5..=300).step_by(5) {
+        let text: String = (0..len)
+            .map(|i| (b'!' + (i * 37 % 90) as u8) as char)
+            .collect();
+        let mut image = raster::image(&encode(text.as_bytes()).unwrap());
+        if image.byte_values >= CHAIN_MIN_BYTE_VALUES {
+            continue;
+        }
+        let scale = image.scale;
+        sizes[scale].0 += round_trip(&image);
+        image.byte_values = 256;
+        sizes[scale].1 += round_trip(&image);
+    }
+    for scale in [4, 6] {
+        let (without, with) = sizes[scale];
+        assert!(
+            0 < without && without < with,
+            "scale {scale}: {without} B without the chain, {with} with"
+        );
+    }
+}
+
+#[test]
+fn skipping_literals_gives_the_tokens_of_searching_every_position() {
+    use crate::raster;
+    use crate::symbol::encode;
+    let tokens = |image: &Image, skip: bool| {
+        let mut scratch = Scratch::default();
+        match (image.byte_values >= CHAIN_MIN_BYTE_VALUES, skip) {
+            (true, true) => parse_lz77::<true, true>(image, &mut scratch),
+            (true, false) => parse_lz77::<true, false>(image, &mut scratch),
+            (false, true) => parse_lz77::<false, true>(image, &mut scratch),
+            (false, false) => parse_lz77::<false, false>(image, &mut scratch),
+        }
+        scratch.tokens
+    };
+    let mut rng = xorshift(0xC4A1);
+    for case in 0..2000 {
+        let image = if case % 2 == 0 {
+            // QR images of every scale, through both parses as they come.
+            let len = 1 + rng() as usize % 512;
+            let text: String = (0..len)
+                .map(|_| (b'!' + (rng() % 90) as u8) as char)
+                .collect();
+            raster::image(&encode(text.as_bytes()).unwrap())
+        } else {
+            let (stride, scale, rows) = (
+                2 + rng() as usize % 70,
+                1 + rng() as usize % 9,
+                rng() as usize % 60,
+            );
+            let mut image = image(stride, scale, pixel_art(&mut rng, stride, rows));
+            if case % 4 == 1 {
+                image.byte_values = 256;
+            }
+            image
+        };
+        assert_eq!(tokens(&image, true), tokens(&image, false), "case {case}");
+    }
+}
+
+#[test]
+fn repeated_rows_cost_almost_nothing() {
+    let line: Vec<u8> = (0..27u8).map(|i| i.wrapping_mul(37)).collect();
+    assert!(round_trip(&image(27, 5, line.repeat(40))) < 100);
+}

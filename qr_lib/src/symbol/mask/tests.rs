@@ -1,0 +1,249 @@
+//! Each optimised penalty held to a module-by-module reference.
+
+use super::*;
+
+/// Straightforward per-module versions of the crate's rules, to check the
+/// bit tricks against.
+fn naive_runs(grid: &[Vec<bool>]) -> u32 {
+    let mut score = 0;
+    for line in grid {
+        let mut len = 1;
+        for i in 1..=line.len() {
+            if i < line.len() && line[i] == line[i - 1] {
+                len += 1;
+            } else {
+                if len >= 5 {
+                    score += len - 2;
+                }
+                len = 1;
+            }
+        }
+    }
+    score
+}
+
+fn naive_finder(grid: &[Vec<bool>]) -> u32 {
+    const PATTERN: [bool; 7] = [true, false, true, true, true, false, true];
+    let mut score = 0;
+    for line in grid {
+        let n = line.len() as isize;
+        let dark = |k: isize| (0..n).contains(&k) && line[k as usize];
+        for j in 0..n - 6 {
+            if (0..7).all(|k| line[(j + k) as usize] == PATTERN[k as usize])
+                && (!(j - 4..j).any(dark) || !(j + 7..j + 11).any(dark))
+            {
+                score += 40;
+            }
+        }
+    }
+    score
+}
+
+fn transpose(grid: &[Vec<bool>]) -> Vec<Vec<bool>> {
+    (0..grid.len())
+        .map(|x| grid.iter().map(|row| row[x]).collect())
+        .collect()
+}
+
+fn pack(grid: &[Vec<bool>]) -> Vec<u128> {
+    grid.iter()
+        .map(|row| {
+            row.iter()
+                .enumerate()
+                .fold(0, |r, (x, &d)| r | u128::from(d) << x)
+        })
+        .collect()
+}
+
+/// xorshift, so the test needs no rand crate and is repeatable.
+fn grids(count: usize) -> impl Iterator<Item = Vec<Vec<bool>>> {
+    let mut state = 0x2545F4914F6CDD1Du64;
+    (0..count).map(move |i| {
+        let width = [21, 25, 45, 64, 65, 85, 114, 125][i % 8];
+        (0..width)
+            .map(|_| {
+                (0..width)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        // Biased and clumpy, so long runs and finder-like patterns occur.
+                        state % 7 < 3 || (i % 3 == 0 && state % 5 == 0)
+                    })
+                    .collect()
+            })
+            .collect()
+    })
+}
+
+/// 3 for each 2x2 block of one colour.
+fn naive_blocks(grid: &[Vec<bool>]) -> u32 {
+    let n = grid.len();
+    let mut score = 0;
+    for y in 1..n {
+        for x in 1..n {
+            let c = grid[y][x];
+            if grid[y - 1][x] == c && grid[y][x - 1] == c && grid[y - 1][x - 1] == c {
+                score += 3;
+            }
+        }
+    }
+    score
+}
+
+/// The crate's balance rule: |dark share in half-percent - 100|.
+fn naive_balance(grid: &[Vec<bool>]) -> u32 {
+    let dark = grid.iter().flatten().filter(|&&d| d).count() as u32;
+    let total = (grid.len() * grid.len()) as u32;
+    (dark * 200 / total).abs_diff(100)
+}
+
+fn naive_penalty(grid: &[Vec<bool>]) -> u32 {
+    let columns = transpose(grid);
+    naive_runs(grid)
+        + naive_runs(&columns)
+        + naive_finder(grid)
+        + naive_finder(&columns)
+        + naive_blocks(grid)
+        + naive_balance(grid)
+}
+
+fn check_against_naive<R: Row<Score = u32>>(grid: &[Vec<bool>], rows: &[R]) {
+    let width = grid.len();
+    assert_eq!(
+        rows.iter().map(|&r| finder_penalty(r, width)).sum::<u32>(),
+        naive_finder(grid)
+    );
+    assert_eq!(
+        vertical_finder_penalty(rows, width),
+        naive_finder(&transpose(grid))
+    );
+    let total = naive_penalty(grid);
+    assert_eq!(penalty_below(rows, width, u32::MAX), Some(total));
+    // Below the bound: the score; at or above it: dropped.
+    assert_eq!(penalty_below(rows, width, total + 1), Some(total));
+    assert_eq!(penalty_below(rows, width, total), None);
+    assert_eq!(penalty_below(rows, width, total / 2), None);
+}
+
+/// Two grids of one width as one pair of candidates.
+#[cfg(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+))]
+fn check_pair_against_naive(grid: &[Vec<bool>], other: &[Vec<bool>]) {
+    let width = grid.len();
+    let rows: Vec<PairRow> = pack(grid)
+        .iter()
+        .zip(pack(other))
+        .map(|(&first, second)| PairRow::from_rows(first as u64, second as u64))
+        .collect();
+    let totals = [naive_penalty(grid), naive_penalty(other)];
+    let scored = |bound| penalty_below(&rows, width, bound).map(|p| p.totals());
+    assert_eq!(scored(u32::MAX), Some(totals));
+    // Dropped only once both totals reach the bound.
+    let (low, high) = (totals[0].min(totals[1]), totals[0].max(totals[1]));
+    assert_eq!(scored(low), None);
+    if low < high {
+        assert_eq!(scored(high).map(|t| t.contains(&low)), Some(true));
+    }
+}
+
+#[test]
+fn penalties_match_the_naive_rules() {
+    let all: Vec<_> = grids(240).collect();
+    for (i, grid) in all.iter().enumerate() {
+        let rows = pack(grid);
+        check_against_naive(grid, &rows);
+        if grid.len() <= 64 {
+            let narrow: Vec<u64> = rows.iter().map(|&r| r as u64).collect();
+            check_against_naive(grid, &narrow);
+        }
+        // The next grid of this width (the widths repeat every 8).
+        #[cfg(any(
+            target_arch = "x86_64",
+            all(target_arch = "wasm32", target_feature = "simd128")
+        ))]
+        if let Some(other) = all.get(i + 8).filter(|_| grid.len() <= 64) {
+            check_pair_against_naive(grid, other);
+        }
+        #[cfg(any(
+            target_arch = "x86_64",
+            all(target_arch = "wasm32", target_feature = "simd128")
+        ))]
+        if grid.len() > 64 && grid.len() <= SplitRow::MAX_WIDTH {
+            let split: Vec<SplitRow> = rows.iter().map(|&r| SplitRow::from_row(r)).collect();
+            check_against_naive(grid, &split);
+        }
+    }
+}
+
+#[test]
+fn both_builds_choose_the_first_lowest_penalty() {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for case in 0..300 {
+        let width = 21 + 4 * (case % 25);
+        let mut row = || {
+            let bits = u128::from(next()) << 64 | u128::from(next());
+            // Every fourth case sparse, for long runs and near ties.
+            let bits = if case % 4 == 0 {
+                bits & u128::from(next())
+            } else {
+                bits
+            };
+            bits & u128::low_bits(width)
+        };
+        let masked: Vec<Vec<u128>> = (0..8)
+            .map(|_| (0..width).map(|_| row()).collect())
+            .collect();
+        let data: Vec<u128> = (0..width).map(|_| row()).collect();
+        // Every candidate scored in full, without the early drop.
+        let scores: Vec<u32> = masked
+            .iter()
+            .map(|mask| {
+                let rows: Vec<u128> = mask.iter().zip(&data).map(|(m, d)| m ^ d).collect();
+                penalty_below(&rows, width, u32::MAX).unwrap()
+            })
+            .collect();
+        let first_lowest = (0..8).min_by_key(|&i| (scores[i], i)).unwrap();
+        assert_eq!(lowest_penalty(&masked, &data, width), first_lowest);
+        assert_eq!(
+            lowest_penalty_portable(&masked, &data, width),
+            first_lowest,
+            "width {width}"
+        );
+        // Ties: copies of the winner after it (in its pair and in later
+        // pairs) lose to it; a copy just before it wins.
+        let winner = &masked[first_lowest];
+        let mut tied = masked.clone();
+        for later in tied.iter_mut().skip(first_lowest + 1).step_by(2) {
+            later.clone_from(winner);
+        }
+        assert_eq!(lowest_penalty(&tied, &data, width), first_lowest);
+        if let Some(before) = first_lowest.checked_sub(1) {
+            tied[before].clone_from(winner);
+            assert_eq!(lowest_penalty(&tied, &data, width), before);
+            assert_eq!(lowest_penalty_portable(&tied, &data, width), before);
+        }
+    }
+}
+
+#[test]
+fn naive_blocks_and_balance() {
+    // 3x3 all dark: four 2x2 blocks; 9 of 9 dark.
+    let dark = vec![vec![true; 3]; 3];
+    assert_eq!(naive_blocks(&dark), 12);
+    assert_eq!(naive_balance(&dark), 100);
+    // Checkerboard: no blocks, half dark.
+    let checkers: Vec<Vec<bool>> = (0..4)
+        .map(|y| (0..4).map(|x| (x + y) % 2 == 0).collect())
+        .collect();
+    assert_eq!(naive_blocks(&checkers), 0);
+    assert_eq!(naive_balance(&checkers), 0);
+}

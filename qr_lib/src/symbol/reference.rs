@@ -1,0 +1,38 @@
+//! The `qrcode` crate's own segmentation, Kanji as Byte: the reference the
+//! hot path's `segments::parse` is held to, and the bits the benches and
+//! the same-symbol test draw the crate's way.
+
+use qrcode::bits::Bits;
+use qrcode::optimize::{Parser, Segment};
+use qrcode::types::Mode;
+
+use super::{optimal_segments, EC_LEVEL};
+use crate::QrError;
+
+/// The crate's `encode_auto`, without Kanji mode.
+///
+/// The crate reads byte pairs that happen to fall in Shift-JIS ranges as Kanji;
+/// most CJK text in UTF-8 does, and decoders then return different text.
+/// Mapping those segments to Byte mode keeps every UTF-8 text exact.
+pub fn encode_bits(data: &[u8]) -> Result<Bits, QrError> {
+    let (segments, version, _) = optimal_segments(crate_segments(data))?;
+    let mut bits = Bits::new(version);
+    bits.push_segments(data, segments.into_iter())
+        .and_then(|()| bits.push_terminator(EC_LEVEL))
+        .map_err(|_| QrError::EncodingFailed)?;
+    Ok(bits)
+}
+
+/// The crate's `Parser` segments, Kanji as Byte: the reference that
+/// `segments::parse` (the hot path's) is held to.
+pub fn crate_segments(data: &[u8]) -> Vec<Segment> {
+    Parser::new(data)
+        .map(|s| match s.mode {
+            Mode::Kanji => Segment {
+                mode: Mode::Byte,
+                ..s
+            },
+            _ => s,
+        })
+        .collect()
+}
