@@ -32,7 +32,7 @@ build-napi:
 build-testing:
 	scripts/build-testing.sh
 
-## A new hot function on the whole ladder in functions/$(NAME) (README: "Port your own hot function").
+## A new hot function on the whole ladder in functions/$(NAME) (docs/porting.md).
 scaffold: setup
 	@test -n "$(NAME)" || { echo 'usage: make scaffold NAME=word-count'; exit 2; }
 	node scaffold/new.js $(NAME)
@@ -94,12 +94,13 @@ test-node:
 	npm test
 
 # On each other supported line: every tier's contract, the installed packages,
-# and the adversarial suite's quick set (ADVERSARIAL_QUICK).
+# and the quick set (ADVERSARIAL_QUICK) of the adversarial suite and of the
+# drain on SIGTERM.
 test-node-lines:
 	@for version in $(OTHER_NODE_VERSIONS); do \
 	  echo "test-node-lines: node $$version"; \
 	  PATH="$(CURDIR)/target/node/$$version/bin:$$PATH" ADVERSARIAL_QUICK=1 \
-	    node --test --test-concurrency=1 test/contract.test.js test/package.test.js test/adversarial.test.js || exit 1; \
+	    node --test --test-concurrency=1 test/contract/contract.test.js test/artifacts/package.test.js test/resilience/adversarial.test.js test/resilience/shutdown.test.js || exit 1; \
 	done
 
 clean:

@@ -17,8 +17,8 @@ const report = require('./lib/report');
 const readme = require('./lib/readme');
 const soakReport = require('./lib/soak-report');
 const { soakTier, parseDuration } = require('./lib/soak');
-const { ROOT, startTier } = require('./lib/launch');
-const { loadConfig, tierOf, DEFAULT_CONFIG } = require('./lib/config');
+const { ROOT, startTier } = require('../harness/launch');
+const { loadConfig, tierOf, DEFAULT_CONFIG } = require('../harness/tier-config');
 
 const CURVE_CONNECTIONS = [1, 10, 100, 1000];
 const RATE_FRACTIONS = [0.25, 0.5, 0.9];

@@ -5,7 +5,7 @@
 # qr_lib/src/symbol/mask/lanes.rs, and whatever rustc vectorises itself), runs both
 # through wasm-opt as scripts/build-wasm.sh does, and has
 # bench/core-curve.js time them in one process, rounds interleaved (it first
-# checks that both give the same bytes). The README ("The core") has the
+# checks that both give the same bytes). qr_lib/benches/README.md has the
 # figures.
 # Usage: bench/wasm-simd.sh   (after `make build`)
 set -euo pipefail

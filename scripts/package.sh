@@ -82,7 +82,7 @@ for bin in qr_server qr_cli; do
   cp "target/$MUSL/release/$bin" "dist/$bin-$MUSL"
 done
 
-# test/package.test.js installs dist/ with `npm install --offline`. The WASI
+# test/artifacts/package.test.js installs dist/ with `npm install --offline`. The WASI
 # package's dependencies (@napi-rs/wasm-runtime, @emnapi/*) are ranges, so an
 # offline install needs their registry metadata in npm's cache, which
 # `npm ci` (lockfile only) never fetches: one online install of that package

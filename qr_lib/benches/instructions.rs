@@ -2,7 +2,7 @@
 //! each stage, counted by valgrind (cachegrind), for the ten URLs and the
 //! 510-512-byte texts.
 //!
-//! Time on a shared machine moves 10-50% between runs (see the README), and
+//! Time on a shared machine moves 10-50% between runs (see docs/benchmark.md), and
 //! this VM has no hardware counters for `perf stat`. An instruction count
 //! under valgrind does not move: two builds of the core can be compared to
 //! the instruction, where `--bench core` cannot tell 10% from noise.

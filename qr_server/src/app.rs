@@ -40,7 +40,7 @@ pub fn router(generation: Generation) -> Router {
 
 /// The request methods Node's parser (llhttp) knows: node-server answers any
 /// other with 400 before its code runs, and so does this. `http.METHODS` of
-/// every supported Node line; test/differential.test.js sends each.
+/// every supported Node line; test/contract/differential.test.js sends each.
 const NODE_METHODS: &[&str] = &[
     "ACL",
     "BIND",
@@ -123,7 +123,7 @@ async fn qrcode(State(generation): State<Arc<Generation>>, RawQuery(query): RawQ
     };
     let result = match &*generation {
         // On the async worker: a ~40 us job costs less than a hop to the
-        // blocking pool (README, "qr_server: inline or blocking pool"). Each
+        // blocking pool (docs/tiers.md, "qr_server: inline or blocking pool"). Each
         // worker thread runs one at a time and hyper reads one request per
         // connection at a time, so the wait is bounded by the connection cap.
         Generation::Inline => {

@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 /// copies it out of Wasm memory and frees it; with the feature
 /// `js-array-return` Rust builds the `Uint8Array` itself through js-sys (one
 /// copy too, behind two calls across the boundary). `bench/wasm-return.sh`
-/// times the two; the README has the figures.
+/// times the two; qr_lib/benches/README.md has the figures.
 #[cfg(not(feature = "js-array-return"))]
 type Png = Vec<u8>;
 #[cfg(feature = "js-array-return")]

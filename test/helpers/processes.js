@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { childPids } = require('../../bench/lib/proc-tree');
+const { childPids } = require('../../harness/proc-tree');
 
 /** The executable name of a pid, or null once it is gone. */
 function commName(pid) {
@@ -41,4 +41,11 @@ async function waitFor(check, timeoutMs = 5000, what = 'condition') {
   }
 }
 
-module.exports = { childPids, commName, exeName, isAlive, waitFor };
+/** `promise`, or a failure after `ms`: a regression fails the test instead of hanging it. */
+function within(promise, ms, what) {
+  let timer;
+  const deadline = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms)));
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+module.exports = { childPids, commName, exeName, isAlive, waitFor, within };

@@ -1,4 +1,4 @@
 'use strict';
 
 // The tests start servers exactly as the benchmark does.
-module.exports = require('../../bench/lib/launch');
+module.exports = require('../../harness/launch');

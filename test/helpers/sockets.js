@@ -1,6 +1,7 @@
 'use strict';
 
 const fs = require('node:fs');
+const net = require('node:net');
 
 const ESTABLISHED = '01';
 
@@ -43,4 +44,16 @@ function establishedOnPort(port) {
   return count;
 }
 
-module.exports = { socketsWithUnreadBytes, establishedOnPort };
+/** Opens a raw connection; `response` resolves with all it read once closed. */
+function connect(url, { allowHalfOpen = false } = {}) {
+  const { hostname, port } = new URL(url);
+  const socket = net.connect({ host: hostname, port: Number(port), allowHalfOpen });
+  const chunks = [];
+  socket.on('data', (c) => chunks.push(c));
+  socket.on('error', () => {}); // a reset shows as the close below
+  const closed = new Promise((resolve) => socket.on('close', () => resolve(Buffer.concat(chunks))));
+  const connected = new Promise((resolve) => socket.once('connect', resolve));
+  return { socket, chunks, closed, connected };
+}
+
+module.exports = { connect, socketsWithUnreadBytes, establishedOnPort };

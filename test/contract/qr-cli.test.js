@@ -5,8 +5,8 @@ const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
 const { spawnSync, spawn } = require('node:child_process');
 const path = require('node:path');
-const { ROOT } = require('./helpers/servers');
-const { decodeQrPng } = require('./helpers/decode');
+const { ROOT } = require('../helpers/servers');
+const { decodeQrPng } = require('../helpers/decode');
 
 const BIN = process.env.QR_CLI_BIN || path.join(ROOT, 'target/release/qr_cli');
 const run = (args, input) => spawnSync(BIN, args, { input });

@@ -7,11 +7,11 @@ const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const net = require('node:net');
 const path = require('node:path');
-const { startServer, ROOT } = require('./helpers/servers');
-const { get, getFresh, qrcodePath } = require('./helpers/http');
-const { decodeQrPng } = require('./helpers/decode');
-const { childPids, commName, exeName, isAlive, waitFor } = require('./helpers/processes');
-const { treePids } = require('../bench/lib/proc-tree');
+const { startServer, ROOT } = require('../helpers/servers');
+const { get, getFresh, qrcodePath } = require('../helpers/http');
+const { decodeQrPng } = require('../helpers/decode');
+const { childPids, commName, exeName, isAlive, waitFor } = require('../helpers/processes');
+const { treePids } = require('../../harness/proc-tree');
 
 const URI_TOO_LONG = 'uri too long (limit 8192 bytes)';
 

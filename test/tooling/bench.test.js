@@ -10,15 +10,15 @@ const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const { ROOT, startTier } = require('../bench/lib/launch');
-const { openLoop } = require('../bench/lib/load');
-const { percentile } = require('../bench/lib/drive');
-const { resetEventLoop, readEventLoop } = require('../bench/lib/event-loop');
-const { TIERS, RUST_TIERS } = require('./helpers/tiers');
-const readme = require('../bench/lib/readme');
-const { roundOrder, summarize } = require('../bench/lib/rounds');
-const { freeze, thaw, isFrozen } = require('../bench/lib/freeze');
-const { treePids } = require('../bench/lib/proc-tree');
+const { ROOT, startTier } = require('../../harness/launch');
+const { openLoop } = require('../../bench/lib/load');
+const { percentile } = require('../../bench/lib/drive');
+const { resetEventLoop, readEventLoop } = require('../../bench/lib/event-loop');
+const { TIERS, RUST_TIERS } = require('../helpers/tiers');
+const readme = require('../../bench/lib/readme');
+const { roundOrder, summarize } = require('../../bench/lib/rounds');
+const { freeze, thaw, isFrozen } = require('../../bench/lib/freeze');
+const { treePids } = require('../../harness/proc-tree');
 
 const RUN = path.join(ROOT, 'bench/run.js');
 const COMPARE = path.join(ROOT, 'bench/compare.js');
@@ -131,7 +131,7 @@ describe('bench/run.js --quick', () => {
   });
 
   it('marks the rows the load generator or the machine limited as lower bounds, in the tables and the chart', () => {
-    const { limitOf } = require('../bench/lib/report');
+    const { limitOf } = require('../../bench/lib/report');
     const bound = results.filter((r) => limitOf(r, data.machine.cores));
     // `axum` answers far faster than any node-server tier: the generator's share shows.
     assert.ok(bound.some((r) => r.tier === 'axum'), 'axum is bound by the load generator');
@@ -189,6 +189,14 @@ describe('the README and the committed report', () => {
     // A measured rate or cost per request: "12,744 req/s", "88.3 us/req", "66.1 us of CPU".
     const figure = /\d[\d,.]*\s*(req\/s|us\/req|us of (server )?CPU|requests? per second)/g;
     assert.deepEqual(outside.match(figure) ?? [], []);
+  });
+
+  it('"Which tier?" quotes only ratios the summary holds', () => {
+    const guide = text.slice(text.indexOf('## Which tier?'), text.indexOf('\n## ', text.indexOf('## Which tier?') + 1));
+    const summary = readme.extract(text);
+    const ratios = guide.match(/\d+\.\d+x/g) ?? [];
+    assert.ok(ratios.length >= 10, `${ratios.length} ratios in the guide`);
+    assert.deepEqual(ratios.filter((r) => !summary.includes(` ${r}`)), [], 'ratios not in the rendered summary');
   });
 
   it('was made on the pinned Node line, with the cross-line section', () => {

@@ -12,10 +12,10 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const addon = require('@qr-toolkit/napi');
-const { startServer, ROOT } = require('./helpers/servers');
-const { get, qrcodePath } = require('./helpers/http');
-const { decodeQrPng } = require('./helpers/decode');
-const { VALID_TEXTS } = require('./helpers/fixtures');
+const { startServer, ROOT } = require('../helpers/servers');
+const { get, qrcodePath } = require('../helpers/http');
+const { decodeQrPng } = require('../helpers/decode');
+const { VALID_TEXTS } = require('../helpers/fixtures');
 
 const DIST = path.join(ROOT, 'dist');
 const MUSL = 'x86_64-unknown-linux-musl';
@@ -155,7 +155,7 @@ describe('dist/ (make package)', () => {
     assert.match(resolved('cjs', '@qr-toolkit/wasm'), /@qr-toolkit\/wasm\/node\/qr_wasm\.js$/);
     assert.match(resolved('esm', '@qr-toolkit/wasm/web'), /@qr-toolkit\/wasm\/web\/qr_wasm\.js$/);
     assert.equal((await decodeQrPng(expected)).text, TEXT);
-    // The web build in the package is the one the page serves (test/browser.test.js runs it in Chromium).
+    // The web build in the package is the one the page serves (test/contract/browser.test.js runs it in Chromium).
     assert.ok(fs.readFileSync(path.join(app, 'node_modules/@qr-toolkit/wasm/web/qr_wasm_bg.wasm')).equals(fs.readFileSync(path.join(ROOT, 'qr_wasm/pkg-web/qr_wasm_bg.wasm'))));
   });
 

@@ -4,9 +4,9 @@
 // loopback ports and stops them again. Shared by the benchmark and tests.
 const path = require('node:path');
 const { spawnListening } = require('tier-adapters');
-const { loadConfig, tierOf, READY_LINE } = require('./config');
+const { loadConfig, tierOf, READY_LINE } = require('./tier-config');
 
-const ROOT = path.resolve(__dirname, '../..');
+const ROOT = path.resolve(__dirname, '..');
 
 /**
  * The command that starts a tier's server, from the configuration (the QR

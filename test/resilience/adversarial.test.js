@@ -2,21 +2,23 @@
 
 // One hostile or unlucky client against the real servers, every tier: it
 // must not take the service down, starve other clients or grow memory
-// without bound, and nothing accepted may be lost. README: "Running it in
-// production", whose figures come from these attacks.
+// without bound, and nothing accepted may be lost. docs/operations.md,
+// "Running it in production", has the figures these attacks give.
+// Faults (a child killed, a panic) are in faults.test.js, stopping in
+// shutdown.test.js.
 const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
 const http = require('node:http');
 const fs = require('node:fs');
 const net = require('node:net');
-const { startTier, startServer, tierCommand } = require('./helpers/servers');
-const { establishedOnPort } = require('./helpers/sockets');
-const { get, getFresh, qrcodePath, parseResponses } = require('./helpers/http');
-const { decodeQrPng } = require('./helpers/decode');
-const { childPids, commName, waitFor } = require('./helpers/processes');
-const { TIERS, RUST_TIERS } = require('./helpers/tiers');
-const { PANIC_TEXT, TESTING_ENV } = require('./helpers/testing-build');
-const { sampleTree } = require('../bench/lib/proc-tree');
+const { startTier, startServer, tierCommand } = require('../helpers/servers');
+const { connect, establishedOnPort } = require('../helpers/sockets');
+const { get, getFresh, qrcodePath, parseResponses } = require('../helpers/http');
+const { decodeQrPng } = require('../helpers/decode');
+const { childPids, waitFor, within } = require('../helpers/processes');
+const { TIERS } = require('../helpers/tiers');
+const { sampleTree } = require('../../harness/proc-tree');
+const { LINGER_MS } = require('../../node-server/lib/http-limits');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const MB = 1e6;
@@ -33,25 +35,6 @@ const IDLE_TIMEOUT_MS = 10_000;
 // are the pinned line's.
 const QUICK = Boolean(process.env.ADVERSARIAL_QUICK);
 const PINNED_LINE_ONLY = QUICK && 'ADVERSARIAL_QUICK: the pinned Node line runs this';
-
-/** `promise`, or a failure after `ms`: a regression fails the test instead of hanging it. */
-function within(promise, ms, what) {
-  let timer;
-  const deadline = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms)));
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
-}
-
-/** Opens a raw connection; `response` resolves with all it read once closed. */
-function connect(url, { allowHalfOpen = false } = {}) {
-  const { hostname, port } = new URL(url);
-  const socket = net.connect({ host: hostname, port: Number(port), allowHalfOpen });
-  const chunks = [];
-  socket.on('data', (c) => chunks.push(c));
-  socket.on('error', () => {}); // a reset shows as the close below
-  const closed = new Promise((resolve) => socket.on('close', () => resolve(Buffer.concat(chunks))));
-  const connected = new Promise((resolve) => socket.once('connect', resolve));
-  return { socket, chunks, closed, connected };
-}
 
 /** A well-behaved client polling while an attack runs: its latencies and statuses. */
 function victim(url, { every = 50 } = {}) {
@@ -106,42 +89,6 @@ async function warmUp(url) {
     }),
   );
 }
-
-describe('drain: SIGTERM while requests complete their heads', () => {
-  const CASES = [...TIERS.map((tier) => [tier, {}]), ...(QUICK ? [] : [['js', { workers: 2 }], ['axum-proxy', { workers: 2 }]])];
-  for (const [tier, options] of CASES) {
-    const name = options.workers ? `${tier}, ${options.workers} cluster workers` : tier;
-    it(`${name}: answers sync and async routes on kept-alive connections, exits 0`, async () => {
-      const server = await startTier(tier, options);
-      const { hostname } = new URL(server.url);
-      // Kept-alive connections (one request answered on each already), then
-      // the first half of a second head: a load balancer's probe, a bad
-      // request, a generation.
-      const requests = [
-        ['/healthz', 200],
-        ['/qrcode?text=%FF', 400],
-        [qrcodePath('drained'), 200],
-        ['/qrcode', 400],
-      ].map(([path, status]) => ({ path, status, conn: connect(server.url) }));
-      for (const r of requests) {
-        r.conn.socket.write(`GET /healthz HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`);
-        await waitFor(() => r.conn.chunks.length > 0, 5000, 'the first answer');
-        r.conn.socket.write(`GET ${r.path} HTTP/1.1\r\nHost: ${hostname}\r\n`);
-      }
-      await sleep(200);
-      const exit = server.stop();
-      await sleep(300);
-      for (const r of requests) r.conn.socket.write('\r\n');
-      for (const r of requests) {
-        const [first, second] = parseResponses(await within(r.conn.closed, 15_000, `${r.path} closing`));
-        assert.equal(first?.status, 200, `${r.path}: first answer`);
-        assert.equal(second?.status, r.status, `${r.path} after SIGTERM: ${second?.head}`);
-        if (r.path.startsWith('/qrcode?text=drained')) assert.equal((await decodeQrPng(second.body)).text, 'drained');
-      }
-      assert.equal(await exit, 0, server.output());
-    });
-  }
-});
 
 describe('one connection pipelining a flood while reading slowly', () => {
   const PIPELINED = 50_000; // 2.5 MB of requests, written at once
@@ -407,74 +354,54 @@ for (const tier of ['napi', 'axum']) {
   });
 }
 
-describe('supervision', { skip: PINNED_LINE_ONLY }, () => {
-  it('the cluster primary restarts the shared qr_server on its port', async () => {
-    const server = await startTier('axum-proxy', { workers: 2 });
-    try {
-      const upstream = () => childPids(server.child.pid).filter((pid) => commName(pid) === 'qr_server');
-      const [first] = await waitFor(() => upstream().length === 1 && upstream(), 5000, 'the shared qr_server');
-      for (let kill = 0; kill < 2; kill++) {
-        const [pid] = upstream();
-        process.kill(pid, 'SIGKILL');
-        const res = await waitFor(async () => {
-          const r = await getFresh(server.url, qrcodePath(`back ${kill}`));
-          return r.status === 200 && r;
-        }, 5000, 'the restarted upstream serving every worker');
-        assert.equal((await decodeQrPng(res.body)).text, `back ${kill}`);
-      }
-      // Both workers reach it: 20 requests spread over them all succeed.
-      const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => getFresh(server.url, qrcodePath(`spread ${i}`))));
-      assert.deepEqual(responses.map((r) => r.status), responses.map(() => 200));
-      assert.equal(upstream().length, 1);
-      assert.notEqual(upstream()[0], first);
-    } finally {
-      assert.equal(await server.stop(), 0);
-    }
-  });
+describe('an over-long request line', () => {
+  const HEAD = `GET /qrcode?text=${'x'.repeat(64 << 10)}`;
+  const MORE = Buffer.alloc(256 << 10, 'x');
 
-  it('a stopped cli-pool worker misses its deadline: its requests get 500, it is replaced, others are served', async () => {
-    const server = await startTier('cli-pool');
-    try {
-      const workers = () => childPids(server.child.pid).filter((pid) => commName(pid) === 'qr_cli');
-      const before = await waitFor(() => workers().length >= 2 && workers(), 5000, 'workers');
-      const [stopped] = before;
-      process.kill(stopped, 'SIGSTOP');
-      const started = Date.now();
-      const texts = Array.from({ length: 40 }, (_, i) => `during the stop ${i}`);
-      const responses = await within(Promise.all(texts.map((t) => getFresh(server.url, qrcodePath(t)))), 10_000, 'answers');
-      const failed = responses.filter((r) => r.status !== 200);
-      // The pool hands each worker at most 4 frames ahead (PIPELINE_DEPTH).
-      assert.ok(failed.length >= 1 && failed.length <= 4, `${failed.length} failed`);
-      for (const r of failed) {
-        assert.equal(r.status, 500);
-        assert.equal(r.body.toString(), 'failed generating qr code');
-      }
-      assert.ok(Date.now() - started < 5000, `answered after ${Date.now() - started} ms`);
-      await waitFor(() => !workers().includes(stopped) && workers().length === before.length, 5000, 'a replacement');
-      for (const [i, r] of responses.entries()) if (r.status === 200) assert.equal((await decodeQrPng(r.body)).text, texts[i]);
-    } finally {
-      assert.equal(await server.stop(), 0);
-    }
-  });
-});
-
-describe('a panic in Rust, served over HTTP', () => {
-  // The testing build (scripts/build-testing.sh) panics on PANIC_TEXT: a
-  // panic in the addon or qr_server, a trap in Wasm, a failed qr_cli.
-  for (const tier of RUST_TIERS) {
-    it(`tier ${tier}: that request gets 500, the next ones are served`, async () => {
-      const server = await startTier(tier, { env: TESTING_ENV });
-      try {
-        for (let i = 0; i < 2; i++) {
-          const res = await get(server.url, qrcodePath(PANIC_TEXT));
-          assert.equal(res.status, 500);
-          assert.equal(res.body.toString(), 'failed generating qr code');
-          const after = await get(server.url, qrcodePath(`after panic ${i}`));
-          assert.equal((await decodeQrPng(after.body)).text, `after panic ${i}`);
-        }
-      } finally {
-        assert.equal(await server.stop(), 0);
-      }
-    });
+  /** Connects, sends HEAD and resolves with the socket once the answer has arrived. */
+  function answered(url) {
+    const { hostname, port } = new URL(url);
+    const socket = net.connect({ host: hostname, port: Number(port), allowHalfOpen: true });
+    const chunks = [];
+    socket.on('data', (c) => chunks.push(c));
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    socket.on('error', (err) => (socket.failure = err));
+    socket.write(HEAD);
+    return new Promise((resolve) => socket.once('data', () => resolve({ socket, chunks, closed })));
   }
+
+  const write = (socket, data) => new Promise((resolve, reject) => socket.write(data, (err) => (err ? reject(err) : resolve())));
+
+  it('keeps reading after its 414, so the client is not reset before it reads the answer', async () => {
+    const server = await startTier('js');
+    try {
+      const { socket, chunks, closed } = await answered(server.url);
+      // Closing with this unread would make the kernel answer with a RST.
+      for (let i = 0; i < 3; i++) {
+        await write(socket, MORE);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      socket.end();
+      await closed;
+      assert.equal(socket.failure, undefined);
+      assert.match(Buffer.concat(chunks).toString('latin1'), /^HTTP\/1\.1 414 URI Too Long\r\n[^]*\r\n\r\nuri too long/);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('cuts off a client that keeps sending after its 414', async () => {
+    const server = await startTier('js');
+    try {
+      const { socket, closed } = await answered(server.url);
+      const sending = setInterval(() => socket.writable && socket.write(MORE.subarray(0, 16 << 10)), 50);
+      const deadline = LINGER_MS + 8000;
+      await Promise.race([closed, new Promise((_, reject) => setTimeout(() => reject(new Error(`still open after ${deadline} ms`)), deadline))]).finally(
+        () => clearInterval(sending),
+      );
+      assert.ok(socket.destroyed);
+    } finally {
+      await server.stop();
+    }
+  });
 });

@@ -4,7 +4,7 @@
 // the default) lists the service's tiers and the request mix.
 const path = require('node:path');
 
-const DEFAULT_CONFIG = path.resolve(__dirname, '../config/qr.js');
+const DEFAULT_CONFIG = path.resolve(__dirname, '../bench/config/qr.js');
 const READY_LINE = /listening on (http:\/\/\S+)/;
 
 /**

@@ -5,11 +5,11 @@ const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
 const http = require('node:http');
 const os = require('node:os');
-const { startTier } = require('./helpers/servers');
-const { send, getFresh, qrcodePath } = require('./helpers/http');
-const { decodeQrPng } = require('./helpers/decode');
-const { childPids, commName, waitFor } = require('./helpers/processes');
-const { socketsWithUnreadBytes } = require('./helpers/sockets');
+const { startTier } = require('../helpers/servers');
+const { send, getFresh, qrcodePath } = require('../helpers/http');
+const { decodeQrPng } = require('../helpers/decode');
+const { childPids, commName, waitFor } = require('../helpers/processes');
+const { socketsWithUnreadBytes } = require('../helpers/sockets');
 
 // Requests each tier runs at once (node-server/tiers/*.js); napi-async is
 // started with 2 libuv threads. The event-loop tiers run none "at once": a

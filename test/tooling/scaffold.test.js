@@ -8,7 +8,7 @@ const assert = require('node:assert/strict');
 const { execFileSync, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
-const { ROOT } = require('./helpers/servers');
+const { ROOT } = require('../helpers/servers');
 
 const NAME = 'scaffold-ci-check';
 const DIR = path.join(ROOT, 'functions', NAME);

@@ -4,10 +4,10 @@
 // is the benchmark's business; this checks that sustained load loses nothing.
 const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
-const { startTier } = require('./helpers/servers');
-const { drive } = require('../bench/lib/drive');
-const { TIERS } = require('./helpers/tiers');
-const { URLS } = require('./helpers/fixtures');
+const { startTier } = require('../helpers/servers');
+const { drive } = require('../../bench/lib/drive');
+const { TIERS } = require('../helpers/tiers');
+const { URLS } = require('../helpers/fixtures');
 
 const CONNECTIONS = 200;
 // Half a minute per tier keeps every tier's pools, queues and children under

@@ -10,9 +10,9 @@ const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const puppeteer = require('puppeteer-core');
-const { startTier, ROOT } = require('./helpers/servers');
-const { get, qrcodePath } = require('./helpers/http');
-const { decodeQrPng } = require('./helpers/decode');
+const { startTier, ROOT } = require('../helpers/servers');
+const { get, qrcodePath } = require('../helpers/http');
+const { decodeQrPng } = require('../helpers/decode');
 
 const OUT = path.join(ROOT, 'test/out');
 const CHROMIUM = process.env.CHROMIUM_BIN || execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim();

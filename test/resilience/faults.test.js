@@ -1,22 +1,25 @@
 'use strict';
 
-// node-server beyond the shared contract: cluster mode, shutdown, failures.
+// Faults inside the service, not a client's doing: an upstream down or
+// silent, a child or worker killed or stopped, a panic in Rust, a missing
+// binary; each costs only the requests it touches.
 const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
 const { spawnSync } = require('node:child_process');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
-const { startTier, ROOT } = require('./helpers/servers');
-const { get, getFresh, qrcodePath } = require('./helpers/http');
-const { decodeQrPng } = require('./helpers/decode');
-const { childPids, commName, isAlive, waitFor } = require('./helpers/processes');
+const { startTier, ROOT } = require('../helpers/servers');
+const { get, getFresh, qrcodePath } = require('../helpers/http');
+const { decodeQrPng } = require('../helpers/decode');
+const { childPids, commName, isAlive, waitFor, within } = require('../helpers/processes');
+const { RUST_TIERS } = require('../helpers/tiers');
+const { PANIC_TEXT, TESTING_ENV } = require('../helpers/testing-build');
 
 const SERVER = path.join(ROOT, 'node-server/server.js');
 
 // A free loopback port is one with nothing listening on it.
-const { freePort: closedPort } = require('../deploy/start');
-const { LINGER_MS } = require('../node-server/lib/http-limits');
+const { freePort: closedPort } = require('../../deploy/start');
 
 describe('cluster mode', () => {
   it('spreads requests over --workers processes and stops them all on SIGTERM', async () => {
@@ -222,54 +225,74 @@ describe('failures', () => {
   });
 });
 
-describe('an over-long request line', () => {
-  const HEAD = `GET /qrcode?text=${'x'.repeat(64 << 10)}`;
-  const MORE = Buffer.alloc(256 << 10, 'x');
-
-  /** Connects, sends HEAD and resolves with the socket once the answer has arrived. */
-  function answered(url) {
-    const { hostname, port } = new URL(url);
-    const socket = net.connect({ host: hostname, port: Number(port), allowHalfOpen: true });
-    const chunks = [];
-    socket.on('data', (c) => chunks.push(c));
-    const closed = new Promise((resolve) => socket.on('close', resolve));
-    socket.on('error', (err) => (socket.failure = err));
-    socket.write(HEAD);
-    return new Promise((resolve) => socket.once('data', () => resolve({ socket, chunks, closed })));
-  }
-
-  const write = (socket, data) => new Promise((resolve, reject) => socket.write(data, (err) => (err ? reject(err) : resolve())));
-
-  it('keeps reading after its 414, so the client is not reset before it reads the answer', async () => {
-    const server = await startTier('js');
+describe('supervision', () => {
+  it('the cluster primary restarts the shared qr_server on its port', async () => {
+    const server = await startTier('axum-proxy', { workers: 2 });
     try {
-      const { socket, chunks, closed } = await answered(server.url);
-      // Closing with this unread would make the kernel answer with a RST.
-      for (let i = 0; i < 3; i++) {
-        await write(socket, MORE);
-        await new Promise((r) => setTimeout(r, 100));
+      const upstream = () => childPids(server.child.pid).filter((pid) => commName(pid) === 'qr_server');
+      const [first] = await waitFor(() => upstream().length === 1 && upstream(), 5000, 'the shared qr_server');
+      for (let kill = 0; kill < 2; kill++) {
+        const [pid] = upstream();
+        process.kill(pid, 'SIGKILL');
+        const res = await waitFor(async () => {
+          const r = await getFresh(server.url, qrcodePath(`back ${kill}`));
+          return r.status === 200 && r;
+        }, 5000, 'the restarted upstream serving every worker');
+        assert.equal((await decodeQrPng(res.body)).text, `back ${kill}`);
       }
-      socket.end();
-      await closed;
-      assert.equal(socket.failure, undefined);
-      assert.match(Buffer.concat(chunks).toString('latin1'), /^HTTP\/1\.1 414 URI Too Long\r\n[^]*\r\n\r\nuri too long/);
+      // Both workers reach it: 20 requests spread over them all succeed.
+      const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => getFresh(server.url, qrcodePath(`spread ${i}`))));
+      assert.deepEqual(responses.map((r) => r.status), responses.map(() => 200));
+      assert.equal(upstream().length, 1);
+      assert.notEqual(upstream()[0], first);
     } finally {
-      await server.stop();
+      assert.equal(await server.stop(), 0);
     }
   });
 
-  it('cuts off a client that keeps sending after its 414', async () => {
-    const server = await startTier('js');
+  it('a stopped cli-pool worker misses its deadline: its requests get 500, it is replaced, others are served', async () => {
+    const server = await startTier('cli-pool');
     try {
-      const { socket, closed } = await answered(server.url);
-      const sending = setInterval(() => socket.writable && socket.write(MORE.subarray(0, 16 << 10)), 50);
-      const deadline = LINGER_MS + 8000;
-      await Promise.race([closed, new Promise((_, reject) => setTimeout(() => reject(new Error(`still open after ${deadline} ms`)), deadline))]).finally(
-        () => clearInterval(sending),
-      );
-      assert.ok(socket.destroyed);
+      const workers = () => childPids(server.child.pid).filter((pid) => commName(pid) === 'qr_cli');
+      const before = await waitFor(() => workers().length >= 2 && workers(), 5000, 'workers');
+      const [stopped] = before;
+      process.kill(stopped, 'SIGSTOP');
+      const started = Date.now();
+      const texts = Array.from({ length: 40 }, (_, i) => `during the stop ${i}`);
+      const responses = await within(Promise.all(texts.map((t) => getFresh(server.url, qrcodePath(t)))), 10_000, 'answers');
+      const failed = responses.filter((r) => r.status !== 200);
+      // The pool hands each worker at most 4 frames ahead (PIPELINE_DEPTH).
+      assert.ok(failed.length >= 1 && failed.length <= 4, `${failed.length} failed`);
+      for (const r of failed) {
+        assert.equal(r.status, 500);
+        assert.equal(r.body.toString(), 'failed generating qr code');
+      }
+      assert.ok(Date.now() - started < 5000, `answered after ${Date.now() - started} ms`);
+      await waitFor(() => !workers().includes(stopped) && workers().length === before.length, 5000, 'a replacement');
+      for (const [i, r] of responses.entries()) if (r.status === 200) assert.equal((await decodeQrPng(r.body)).text, texts[i]);
     } finally {
-      await server.stop();
+      assert.equal(await server.stop(), 0);
     }
   });
+});
+
+describe('a panic in Rust, served over HTTP', () => {
+  // The testing build (scripts/build-testing.sh) panics on PANIC_TEXT: a
+  // panic in the addon or qr_server, a trap in Wasm, a failed qr_cli.
+  for (const tier of RUST_TIERS) {
+    it(`tier ${tier}: that request gets 500, the next ones are served`, async () => {
+      const server = await startTier(tier, { env: TESTING_ENV });
+      try {
+        for (let i = 0; i < 2; i++) {
+          const res = await get(server.url, qrcodePath(PANIC_TEXT));
+          assert.equal(res.status, 500);
+          assert.equal(res.body.toString(), 'failed generating qr code');
+          const after = await get(server.url, qrcodePath(`after panic ${i}`));
+          assert.equal((await decodeQrPng(after.body)).text, `after panic ${i}`);
+        }
+      } finally {
+        assert.equal(await server.stop(), 0);
+      }
+    });
+  }
 });

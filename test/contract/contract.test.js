@@ -3,11 +3,11 @@
 // One suite, every tier: the same requests must get the same answers.
 const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { startTier } = require('./helpers/servers');
-const { get, rawRequest, qrcodePath } = require('./helpers/http');
-const { decodeQrPng } = require('./helpers/decode');
-const { TIERS, RUST_TIERS } = require('./helpers/tiers');
-const { VALID_TEXTS } = require('./helpers/fixtures');
+const { startTier } = require('../helpers/servers');
+const { get, rawRequest, qrcodePath } = require('../helpers/http');
+const { decodeQrPng } = require('../helpers/decode');
+const { TIERS, RUST_TIERS } = require('../helpers/tiers');
+const { VALID_TEXTS } = require('../helpers/fixtures');
 
 const MISSING = 'missing "text" query param';
 const NOT_SINGLE = '"text" must be a single string';

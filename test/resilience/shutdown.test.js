@@ -6,14 +6,19 @@ const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const net = require('node:net');
-const { startTier, startServer, tierCommand } = require('./helpers/servers');
-const { decodeQrPng } = require('./helpers/decode');
-const { qrcodePath, parseResponses } = require('./helpers/http');
-const { commName, isAlive, waitFor } = require('./helpers/processes');
-const { TIERS } = require('./helpers/tiers');
-const { treePids } = require('../bench/lib/proc-tree');
+const { startTier, startServer, tierCommand } = require('../helpers/servers');
+const { decodeQrPng } = require('../helpers/decode');
+const { qrcodePath, parseResponses } = require('../helpers/http');
+const { commName, isAlive, waitFor, within } = require('../helpers/processes');
+const { connect } = require('../helpers/sockets');
+const { TIERS } = require('../helpers/tiers');
+const { treePids } = require('../../harness/proc-tree');
 
 const SHUTDOWN_LIMIT_MS = 10_000;
+// `make test-node-lines` runs the drain on the other supported Node lines
+// (ADVERSARIAL_QUICK, every tier single-process); the rest is the pinned line's.
+const QUICK = Boolean(process.env.ADVERSARIAL_QUICK);
+const PINNED_LINE_ONLY = QUICK && 'ADVERSARIAL_QUICK: the pinned Node line runs this';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -55,7 +60,7 @@ const CASES = [
   ['qr_server', 'axum', {}],
 ];
 
-describe('SIGTERM with requests in flight', () => {
+describe('SIGTERM with requests in flight', { skip: PINNED_LINE_ONLY }, () => {
   for (const [name, tier, options] of CASES) {
     it(`${name}: answers them, stops accepting and children, exits 0`, async () => {
       const server = await startTier(tier, options);
@@ -82,7 +87,7 @@ describe('SIGTERM with requests in flight', () => {
   }
 });
 
-describe('SIGTERM the moment the ready line is read', () => {
+describe('SIGTERM the moment the ready line is read', { skip: PINNED_LINE_ONLY }, () => {
   // A supervisor (or these tests) may stop a server as soon as it says it
   // listens: the signal handlers must already be in place.
   for (const tier of ['js', 'axum']) {
@@ -130,7 +135,7 @@ function pipelined(url, count, perConnection, label) {
 // systemd's default stop (KillMode=control-group), Ctrl-C in a terminal and
 // process managers signal every process of the group, not only node-server:
 // its children must still be there until node-server has finished with them.
-describe('a stop signal to the pid or to the whole process group', () => {
+describe('a stop signal to the pid or to the whole process group', { skip: PINNED_LINE_ONLY }, () => {
   const CASES = TIERS.flatMap((tier) => [[tier, {}], ...(tier === 'axum' ? [] : [[tier, { workers: 2 }]])]);
   for (const [tier, options] of CASES) {
     for (const target of ['pid', 'group']) {
@@ -165,6 +170,42 @@ describe('a stop signal to the pid or to the whole process group', () => {
       }, 5000, 'its children');
       process.kill(server.child.pid, 'SIGKILL');
       await waitFor(() => children.every(stopped), 15_000, `${children.map((pid) => `${commName(pid)} ${pid}`)} stopped`);
+    });
+  }
+});
+
+describe('drain: SIGTERM while requests complete their heads', () => {
+  const CASES = [...TIERS.map((tier) => [tier, {}]), ...(QUICK ? [] : [['js', { workers: 2 }], ['axum-proxy', { workers: 2 }]])];
+  for (const [tier, options] of CASES) {
+    const name = options.workers ? `${tier}, ${options.workers} cluster workers` : tier;
+    it(`${name}: answers sync and async routes on kept-alive connections, exits 0`, async () => {
+      const server = await startTier(tier, options);
+      const { hostname } = new URL(server.url);
+      // Kept-alive connections (one request answered on each already), then
+      // the first half of a second head: a load balancer's probe, a bad
+      // request, a generation.
+      const requests = [
+        ['/healthz', 200],
+        ['/qrcode?text=%FF', 400],
+        [qrcodePath('drained'), 200],
+        ['/qrcode', 400],
+      ].map(([path, status]) => ({ path, status, conn: connect(server.url) }));
+      for (const r of requests) {
+        r.conn.socket.write(`GET /healthz HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`);
+        await waitFor(() => r.conn.chunks.length > 0, 5000, 'the first answer');
+        r.conn.socket.write(`GET ${r.path} HTTP/1.1\r\nHost: ${hostname}\r\n`);
+      }
+      await sleep(200);
+      const exit = server.stop();
+      await sleep(300);
+      for (const r of requests) r.conn.socket.write('\r\n');
+      for (const r of requests) {
+        const [first, second] = parseResponses(await within(r.conn.closed, 15_000, `${r.path} closing`));
+        assert.equal(first?.status, 200, `${r.path}: first answer`);
+        assert.equal(second?.status, r.status, `${r.path} after SIGTERM: ${second?.head}`);
+        if (r.path.startsWith('/qrcode?text=drained')) assert.equal((await decodeQrPng(second.body)).text, 'drained');
+      }
+      assert.equal(await exit, 0, server.output());
     });
   }
 });

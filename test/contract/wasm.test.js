@@ -5,11 +5,11 @@ const { describe, it, afterEach } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { httpResponseFor } = require('../node-server/lib/errors');
-const { QrWasmRaw } = require('../node-server/lib/qr-wasm-raw');
-const { decodeQrPng } = require('./helpers/decode');
-const { PANIC_TEXT, TESTING_ENV } = require('./helpers/testing-build');
-const { ROOT } = require('./helpers/servers');
+const { httpResponseFor } = require('../../node-server/lib/errors');
+const { QrWasmRaw } = require('../../node-server/lib/qr-wasm-raw');
+const { decodeQrPng } = require('../helpers/decode');
+const { PANIC_TEXT, TESTING_ENV } = require('../helpers/testing-build');
+const { ROOT } = require('../helpers/servers');
 
 for (const name of ['wasm', 'wasm-raw']) {
   describe(`tier ${name} adapter`, () => {

@@ -7,9 +7,9 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { startServer, ROOT } = require('./helpers/servers');
-const { get, qrcodePath } = require('./helpers/http');
-const { decodeQrPng } = require('./helpers/decode');
+const { startServer, ROOT } = require('../helpers/servers');
+const { get, qrcodePath } = require('../helpers/http');
+const { decodeQrPng } = require('../helpers/decode');
 
 // Each step hides one artifact the way a machine without it would look:
 // napi-rs's loader is pointed at a .node that is not there, the Wasm

@@ -9,10 +9,10 @@ const { execFileSync, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const addon = require('@qr-toolkit/napi');
-const { ROOT } = require('./helpers/servers');
-const { decodeQrPng } = require('./helpers/decode');
-const { VALID_TEXTS } = require('./helpers/fixtures');
-const { PANIC_TEXT, NAPI_NODE } = require('./helpers/testing-build');
+const { ROOT } = require('../helpers/servers');
+const { decodeQrPng } = require('../helpers/decode');
+const { VALID_TEXTS } = require('../helpers/fixtures');
+const { PANIC_TEXT, NAPI_NODE } = require('../helpers/testing-build');
 
 const QR_CLI = process.env.QR_CLI_BIN || path.join(ROOT, 'target/release/qr_cli');
 
@@ -94,7 +94,7 @@ describe('qr_napi addon', () => {
 
   it('packs as napi-rs main packages do: the loaders and types, no binary', () => {
     // The binaries ship in the npm/<platform> packages (scripts/package.sh);
-    // test/package.test.js installs and runs all of them.
+    // test/artifacts/package.test.js installs and runs all of them.
     const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--dry-run'], { cwd: path.join(ROOT, 'qr_napi'), encoding: 'utf8' }));
     assert.deepEqual(packed[0].files.map((f) => f.path).sort(), ['index.d.mts', 'index.d.ts', 'index.js', 'index.mjs', 'package.json']);
   });

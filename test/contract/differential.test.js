@@ -9,9 +9,9 @@ const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const http = require('node:http');
 const net = require('node:net');
-const { startTier } = require('./helpers/servers');
-const { decodeQrPng } = require('./helpers/decode');
-const { TIERS, RUST_TIERS } = require('./helpers/tiers');
+const { startTier } = require('../helpers/servers');
+const { decodeQrPng } = require('../helpers/decode');
+const { TIERS, RUST_TIERS } = require('../helpers/tiers');
 
 const RANDOM_TARGETS = Number(process.env.DIFFERENTIAL_TARGETS ?? 10_000);
 const SEED = Number(process.env.DIFFERENTIAL_SEED ?? Math.floor(Math.random() * 2 ** 31));

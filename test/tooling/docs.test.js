@@ -1,0 +1,105 @@
+'use strict';
+
+// The docs as a newcomer walks them: the README's first screen holds the two
+// commands, the tiers and the decision guide, and no relative link or anchor
+// in any tracked Markdown file leads nowhere.
+
+const { describe, it } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+
+const ROOT = path.join(__dirname, '..', '..');
+
+function trackedMarkdown() {
+  return execFileSync('git', ['ls-files', '-z', '*.md'], { cwd: ROOT, encoding: 'utf8' })
+    .split('\0')
+    .filter(Boolean);
+}
+
+/** The text outside fenced code blocks and inline code spans. */
+function prose(text) {
+  return text.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(/`[^`\n]*`/g, (code) => ' '.repeat(code.length));
+}
+
+/** GitHub's anchor for each heading of `text`, duplicates numbered as GitHub does. */
+function anchors(text) {
+  const seen = new Map();
+  const out = new Set();
+  const withoutFences = text.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
+  for (const [, heading] of withoutFences.matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
+    const slug = heading
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
+    const n = seen.get(slug) ?? 0;
+    seen.set(slug, n + 1);
+    out.add(n === 0 ? slug : `${slug}-${n}`);
+  }
+  return out;
+}
+
+/** Every relative link of `file`: { target, anchor, line }. */
+function relativeLinks(file, text) {
+  const links = [];
+  const lines = prose(text).split('\n');
+  const joined = lines.join('\n');
+  for (const m of joined.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
+    const href = m[1];
+    if (/^[a-z][a-z+.-]*:/i.test(href)) continue; // http:, https:, mailto:
+    const [target, anchor] = href.split('#');
+    const line = joined.slice(0, m.index).split('\n').length;
+    links.push({ target: target ? path.join(path.dirname(file), decodeURI(target)) : file, anchor, line });
+  }
+  return links;
+}
+
+describe('the docs', () => {
+  const files = trackedMarkdown();
+
+  it('every relative link and anchor in a tracked Markdown file exists', () => {
+    const broken = [];
+    let checked = 0;
+    for (const file of files) {
+      const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+      for (const { target, anchor, line } of relativeLinks(file, text)) {
+        checked++;
+        const where = `${file}:${line}`;
+        if (!fs.existsSync(path.join(ROOT, target))) {
+          broken.push(`${where}: ${target} does not exist`);
+        } else if (anchor !== undefined && target.endsWith('.md')) {
+          const heads = anchors(fs.readFileSync(path.join(ROOT, target), 'utf8'));
+          if (!heads.has(anchor)) broken.push(`${where}: ${target} has no heading #${anchor}`);
+        }
+      }
+    }
+    assert.ok(checked > 25, `only ${checked} links found: the scan is broken`);
+    assert.deepEqual(broken, []);
+  });
+
+  it('computes anchors as GitHub does', () => {
+    const heads = anchors('# A `b`: c\n## Which tier?\n## Which tier?\n```\n# not a heading\n```\n');
+    assert.deepEqual([...heads], ['a-b-c', 'which-tier', 'which-tier-1']);
+  });
+
+  it("the README's first screen has the two commands, the tier table and the decision guide", () => {
+    const lines = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8').split('\n');
+    assert.ok(lines.length <= 200, `README.md is ${lines.length} lines: guides belong in docs/`);
+    const screen = lines.slice(0, 60).join('\n');
+    assert.match(screen, /^make bench\s+#/m);
+    assert.match(screen, /^make test\s+#/m);
+    assert.match(screen, /^\| tier \| name \|/m);
+    const guide = lines.findIndex((l) => l === '## Which tier?');
+    assert.ok(guide >= 0 && guide < 60, `"## Which tier?" at line ${guide + 1}`);
+  });
+
+  it('every doc is one link away from the README', () => {
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const linked = new Set(relativeLinks('README.md', readme).map((l) => l.target));
+    const docs = files.filter((f) => f.startsWith('docs/') || /^[^/]+\/README\.md$/.test(f) || f === 'qr_lib/benches/README.md');
+    const missing = docs.filter((f) => !linked.has(f));
+    assert.deepEqual(missing, []);
+  });
+});
