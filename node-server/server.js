@@ -67,9 +67,12 @@ function fatal(err) {
 
 /** One process serving HTTP: a cluster worker or the whole server. */
 async function serve(options) {
-  const tier = await loadTier(options.tier).createTier(options);
-  // The app handles the server's requests and asks it which came pipelined.
-  const { server, shutdown, isPipelined } = createHttpServer((req, res) => handle(req, res), { maxConnections: options.maxConnections });
+  // The app handles the server's requests and asks it which came pipelined;
+  // the tiers on the event loop ask it whether connections are arriving.
+  const { server, shutdown, isPipelined, acceptedSinceAsked } = createHttpServer((req, res) => handle(req, res), {
+    maxConnections: options.maxConnections,
+  });
+  const tier = await loadTier(options.tier).createTier({ ...options, deferTurn: acceptedSinceAsked });
   const handle = createApp({ tier: tier.name ?? options.tier, generateQrCode: tier.run, isPipelined });
   // Before the ready line: a supervisor may send SIGTERM the moment it reads it.
   onShutdownSignal(async () => {

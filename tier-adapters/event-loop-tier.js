@@ -9,12 +9,14 @@ const { closedError } = require('./closing');
 /**
  * @template I, O
  * @param {(input: I) => O} fn
- * @param {{ maxQueue?: number, sliceMs?: number }} [options]
+ * @param {{ maxQueue?: number, sliceMs?: number, deferTurn?: () => boolean }} [options]
  *   maxQueue: calls that may wait, past it 503 `server busy`; sliceMs: the
- *   most the queue runs per loop turn before letting Node do I/O.
+ *   most the queue runs per loop turn before letting Node do I/O;
+ *   deferTurn: whether the server accepted a connection since last asked
+ *   (then the next slice waits a turn, see event-loop-queue.js).
  */
-function createEventLoopTier(fn, { maxQueue = 512, sliceMs } = {}) {
-  const queue = createLoopQueue({ maxQueue, sliceMs });
+function createEventLoopTier(fn, { maxQueue = 512, sliceMs, deferTurn } = {}) {
+  const queue = createLoopQueue({ maxQueue, sliceMs, deferTurn });
   let closed = false;
   return {
     /** @param {I} input @param {{ signal?: AbortSignal, priority?: 'low' | 'normal' }} [options] @returns {Promise<Awaited<O>>} */

@@ -42,6 +42,9 @@ function createHttpServer(handler, options = {}) {
   const connections = new Map(); // socket -> { active, queue, current, pipelining }
   let lingering = 0;
   let draining = false;
+  // A connection accepted since the event-loop tiers last asked: libuv takes
+  // one per loop turn, and their slices wait while more may be queued.
+  let accepted = false;
 
   const server = http.createServer(
     {
@@ -61,6 +64,7 @@ function createHttpServer(handler, options = {}) {
   server.on('connection', onConnection);
 
   function onConnection(socket) {
+    accepted = true;
     if (connections.size >= limits.maxConnections) return refuse(socket);
     const conn = { active: 0, queue: [], current: null, pipelining: false };
     connections.set(socket, conn);
@@ -134,7 +138,16 @@ function createHttpServer(handler, options = {}) {
     return closed.finally(() => clearInterval(sweep));
   }
 
-  return { server, shutdown, isPipelined: (req) => connections.get(req.socket)?.pipelining ?? false };
+  return {
+    server,
+    shutdown,
+    isPipelined: (req) => connections.get(req.socket)?.pipelining ?? false,
+    acceptedSinceAsked: () => {
+      const yes = accepted;
+      accepted = false;
+      return yes;
+    },
+  };
 }
 
 // Node's own pause protocol for a pipelining client (_http_server.js): the

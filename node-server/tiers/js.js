@@ -22,8 +22,8 @@ function generateQrCodeJs(text) {
   return QRCode.toBuffer(text, OPTIONS);
 }
 
-async function createTier({ maxQueue } = {}) {
-  return createEventLoopTier(generateQrCodeJs, { maxQueue });
+async function createTier({ maxQueue, deferTurn } = {}) {
+  return createEventLoopTier(generateQrCodeJs, { maxQueue, deferTurn });
 }
 
 module.exports = { createTier, generateQrCodeJs };

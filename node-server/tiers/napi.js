@@ -4,9 +4,9 @@
 const { createEventLoopTier } = require('tier-adapters');
 const { loadAddon } = require('../lib/addon');
 
-async function createTier({ maxQueue } = {}) {
+async function createTier({ maxQueue, deferTurn } = {}) {
   const addon = loadAddon();
-  return createEventLoopTier((text) => addon.generateQrCodeSync(text), { maxQueue });
+  return createEventLoopTier((text) => addon.generateQrCodeSync(text), { maxQueue, deferTurn });
 }
 
 module.exports = { createTier };

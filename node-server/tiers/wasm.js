@@ -4,7 +4,7 @@
 const { createEventLoopTier, withTrapRecovery } = require('tier-adapters');
 const { wasmFile } = require('../lib/wasm-files');
 
-async function createTier({ maxQueue } = {}) {
+async function createTier({ maxQueue, deferTurn } = {}) {
   const pkgPath = wasmFile('pkg/qr_wasm.js');
   wasmFile('pkg/qr_wasm_bg.wasm');
   let wasm;
@@ -19,7 +19,7 @@ async function createTier({ maxQueue } = {}) {
     // Uint8Array; a Buffer view over it avoids a second copy.
     const png = withTrapRecovery(() => wasm.generateQrCode(text), instantiate, 'qr_wasm');
     return Buffer.from(png.buffer, png.byteOffset, png.byteLength);
-  }, { maxQueue });
+  }, { maxQueue, deferTurn });
 }
 
 module.exports = { createTier };

@@ -4,7 +4,8 @@
 const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const { startTier } = require('../helpers/servers');
-const { get, rawRequest, qrcodePath } = require('../helpers/http');
+const { get, getFresh, rawRequest, qrcodePath } = require('../helpers/http');
+const { childPids, commName } = require('../helpers/processes');
 const { decodeQrPng } = require('../helpers/decode');
 const { TIERS, RUST_TIERS } = require('../helpers/tiers');
 const { VALID_TEXTS } = require('../helpers/fixtures');
@@ -122,6 +123,25 @@ describe('every Rust tier', () => {
       for (const tier of others) {
         assert.ok(byTier.get(tier)?.equals(byTier.get(first)), `${tier} differs from ${first} for ${JSON.stringify(text.slice(0, 40))}`);
       }
+    }
+  });
+});
+
+describe('cluster mode', () => {
+  // Stopping a cluster (every worker and child gone) is shutdown.test.js's.
+  it('spreads requests over --workers processes sharing one qr_server', async () => {
+    const server = await startTier('axum-proxy', { workers: 2 });
+    try {
+      const pids = new Set();
+      for (let i = 0; i < 20; i++) pids.add(JSON.parse((await getFresh(server.url, '/healthz')).body).pid);
+      assert.equal(pids.size, 2);
+      const res = await getFresh(server.url, qrcodePath('from a worker'));
+      assert.equal((await decodeQrPng(res.body)).text, 'from a worker');
+      // One shared qr_server, started by the primary.
+      const upstreams = childPids(server.child.pid).filter((pid) => commName(pid) === 'qr_server');
+      assert.equal(upstreams.length, 1);
+    } finally {
+      assert.equal(await server.stop(), 0);
     }
   });
 });

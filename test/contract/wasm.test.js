@@ -13,7 +13,7 @@ const { ROOT } = require('../helpers/servers');
 
 for (const name of ['wasm', 'wasm-raw']) {
   describe(`tier ${name} adapter`, () => {
-    const { createTier } = require(`../node-server/tiers/${name}`);
+    const { createTier } = require(`../../node-server/tiers/${name}`);
     afterEach(() => delete process.env.QR_WASM_DIR);
 
     it('throws the core error codes and messages', async () => {

@@ -12,7 +12,7 @@ const path = require('node:path');
 const { startTier, ROOT } = require('../helpers/servers');
 const { get, getFresh, qrcodePath } = require('../helpers/http');
 const { decodeQrPng } = require('../helpers/decode');
-const { childPids, commName, isAlive, waitFor, within } = require('../helpers/processes');
+const { childPids, commName, waitFor, within } = require('../helpers/processes');
 const { RUST_TIERS } = require('../helpers/tiers');
 const { PANIC_TEXT, TESTING_ENV } = require('../helpers/testing-build');
 
@@ -20,24 +20,6 @@ const SERVER = path.join(ROOT, 'node-server/server.js');
 
 // A free loopback port is one with nothing listening on it.
 const { freePort: closedPort } = require('../../deploy/start');
-
-describe('cluster mode', () => {
-  it('spreads requests over --workers processes and stops them all on SIGTERM', async () => {
-    const server = await startTier('axum-proxy', { workers: 2 });
-    const pids = new Set();
-    for (let i = 0; i < 20; i++) pids.add(JSON.parse((await getFresh(server.url, '/healthz')).body).pid);
-    assert.equal(pids.size, 2);
-    const res = await getFresh(server.url, qrcodePath('from a worker'));
-    assert.equal((await decodeQrPng(res.body)).text, 'from a worker');
-
-    // One shared qr_server, started by the primary.
-    const children = childPids(server.child.pid);
-    const upstreams = children.filter((pid) => commName(pid) === 'qr_server');
-    assert.equal(upstreams.length, 1);
-    assert.equal(await server.stop(), 0);
-    for (const pid of [...children, ...pids]) assert.ok(!isAlive(pid), `${commName(pid)} ${pid} left behind`);
-  });
-});
 
 describe('failures', () => {
   it('answers 502 when the axum-proxy upstream is unreachable, and keeps serving', async () => {

@@ -4,7 +4,7 @@
 // loop turning between slices, a bounded wait and abort-on-hang-up.
 const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
-const { createLoopQueue } = require('../event-loop-queue');
+const { createLoopQueue, MAX_DEFERRED_TURNS } = require('../event-loop-queue');
 
 const busy = (ms) => {
   const end = Date.now() + ms;
@@ -49,6 +49,28 @@ describe('createLoopQueue', () => {
     await new Promise((r) => setImmediate(r));
     const turn = events.indexOf('turn');
     assert.ok(turn > 0 && turn < 5, events.join(', '));
+  });
+
+  it('waits a turn while deferTurn() says a connection was accepted, at most MAX_DEFERRED_TURNS in a row', async () => {
+    let accepts = 3;
+    const queue = createLoopQueue({ deferTurn: () => accepts-- > 0 });
+    const events = [];
+    const job = queue.run(() => events.push('job'));
+    // Each turn accepts one connection: the job runs on the fourth.
+    const turns = (n) => new Promise((resolve) => (function turn(i) {
+      events.push(`turn ${i}`);
+      if (i < n) setImmediate(() => turn(i + 1));
+      else resolve();
+    })(1));
+    await Promise.all([job, turns(6)]);
+    assert.ok(events.indexOf('job') > events.indexOf('turn 3'), events.join(', '));
+    assert.ok(events.indexOf('job') < events.indexOf('turn 6'), events.join(', '));
+
+    // A storm that never stops delays the work, and no more.
+    let asked = 0;
+    const storm = createLoopQueue({ deferTurn: () => (asked++, true) });
+    await Promise.all([storm.run(() => 1), storm.run(() => 2)]);
+    assert.ok(asked >= MAX_DEFERRED_TURNS + 1 && asked <= 2 * (MAX_DEFERRED_TURNS + 1), `asked ${asked} times`);
   });
 
   it('refuses past maxQueue with 503 "server busy" and frees places as jobs run', async () => {
