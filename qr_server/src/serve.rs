@@ -241,3 +241,44 @@ async fn refuse_at_once(mut stream: TcpStream) {
     })
     .await;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A client that reads nothing: the server's writes fill both kernel
+    /// buffers, then must fail after WRITE_TIMEOUT instead of waiting for ever.
+    /// Time is paused, so the runtime jumps to each deadline once idle.
+    #[tokio::test(start_paused = true)]
+    async fn a_write_the_client_takes_nothing_of_fails_after_the_write_timeout() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        let (stream, _) = listener.accept().await.unwrap();
+        let mut watched = Watched {
+            stream,
+            busy: Arc::new(AtomicBool::new(false)),
+            stalled: None,
+        };
+        let started = tokio::time::Instant::now();
+        let chunk = vec![b'x'; 64 << 10];
+        let writes = async {
+            loop {
+                if let Err(err) = watched.write(&chunk).await {
+                    return err;
+                }
+            }
+        };
+        let err = tokio::time::timeout(3 * WRITE_TIMEOUT, writes)
+            .await
+            .expect("a write the client takes nothing of never failed");
+        assert_eq!(err.kind(), std::io::ErrorKind::TimedOut);
+        assert!(
+            started.elapsed() >= WRITE_TIMEOUT,
+            "{:?}",
+            started.elapsed()
+        );
+        drop(client);
+    }
+}
