@@ -94,13 +94,13 @@ test-node:
 	npm test
 
 # On each other supported line: every tier's contract, the installed packages,
-# and the quick set (ADVERSARIAL_QUICK) of the adversarial suite and of the
-# drain on SIGTERM.
+# and the quick set (ADVERSARIAL_QUICK) of the resilience suites: the
+# attacks, the drain on SIGTERM and the panics.
 test-node-lines:
 	@for version in $(OTHER_NODE_VERSIONS); do \
 	  echo "test-node-lines: node $$version"; \
 	  PATH="$(CURDIR)/target/node/$$version/bin:$$PATH" ADVERSARIAL_QUICK=1 \
-	    node --test --test-concurrency=1 test/contract/contract.test.js test/artifacts/package.test.js test/resilience/adversarial.test.js test/resilience/shutdown.test.js || exit 1; \
+	    node --test --test-concurrency=1 test/contract/contract.test.js test/artifacts/package.test.js test/resilience/adversarial.test.js test/resilience/shutdown.test.js test/resilience/faults.test.js || exit 1; \
 	done
 
 clean:
