@@ -9,6 +9,10 @@ use qr_lib::{generate_qr_code_from_utf8, validate_text, QrError};
 #[path = "../../qr_lib/benches/baseline.rs"]
 #[allow(dead_code)]
 mod baseline;
+#[path = "../../qr_lib/tests/common/png_pixels.rs"]
+mod png_pixels;
+
+use png_pixels::{pixels, read_qr};
 
 fuzz_target!(|data: &[u8]| {
     if data.len() > 600 {
@@ -35,41 +39,7 @@ fuzz_target!(|data: &[u8]| {
     // check failed (FormatEcc) where zbarimg decodes the same PNG to exactly
     // the text. The pixels are the qrcode crate's (above), so what rqrr
     // reads must be the text, and what it cannot read is its own limit.
-    if let Some(decoded) = decode(size as usize, &pixels) {
+    if let Some((_, decoded)) = read_qr(size as usize, &pixels) {
         assert_eq!(decoded, data, "decodes to the text");
     }
 });
-
-/// The PNG's pixels as 0 (dark) / 255 (light), the baseline's form.
-fn pixels(png_bytes: &[u8]) -> (u32, Vec<u8>) {
-    let mut reader = png::Decoder::new(std::io::Cursor::new(png_bytes))
-        .read_info()
-        .expect("a PNG");
-    let mut buf = vec![0; reader.output_buffer_size().expect("sized")];
-    let info = reader.next_frame(&mut buf).expect("one frame");
-    assert_eq!(info.width, info.height, "square");
-    let size = info.width as usize;
-    let row_bytes = size.div_ceil(8);
-    let px = (0..size * size)
-        .map(|i| {
-            let (x, y) = (i % size, i / size);
-            if buf[y * row_bytes + x / 8] & (0x80 >> (x % 8)) != 0 {
-                255
-            } else {
-                0
-            }
-        })
-        .collect();
-    (info.width, px)
-}
-
-/// What rqrr reads from the symbol, or None where rqrr fails to.
-fn decode(size: usize, pixels: &[u8]) -> Option<Vec<u8>> {
-    let mut image =
-        rqrr::PreparedImage::prepare_from_greyscale(size, size, |x, y| pixels[y * size + x]);
-    let grids = image.detect_grids();
-    assert_eq!(grids.len(), 1, "exactly one QR code");
-    let mut bytes = Vec::new();
-    grids[0].decode_to(&mut bytes).ok()?;
-    Some(bytes)
-}

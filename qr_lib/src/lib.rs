@@ -86,6 +86,11 @@ fn xorshift(mut state: u32) -> impl FnMut() -> u32 {
     }
 }
 
+/// The tests' PNG reader, shared with tests/ and the fuzz target.
+#[cfg(test)]
+#[path = "../tests/common/png_pixels.rs"]
+mod png_pixels;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,31 +102,9 @@ mod tests {
 
     /// Decodes a PNG of `to_png` with rqrr: (version, text).
     fn decode(png_bytes: &[u8]) -> (usize, String) {
-        let mut reader = ::png::Decoder::new(std::io::Cursor::new(png_bytes))
-            .read_info()
-            .unwrap();
-        let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-        let info = reader.next_frame(&mut buf).unwrap();
-        let (w, h) = (info.width as usize, info.height as usize);
-        let row_bytes = w.div_ceil(8);
-        let light = |x: usize, y: usize| buf[y * row_bytes + x / 8] & (0x80 >> (x % 8)) != 0;
-        let mut img =
-            rqrr::PreparedImage::prepare_from_greyscale(
-                w,
-                h,
-                |x, y| {
-                    if light(x, y) {
-                        255
-                    } else {
-                        0
-                    }
-                },
-            );
-        let grids = img.detect_grids();
-        assert_eq!(grids.len(), 1, "exactly one QR code");
-        let mut bytes = Vec::new();
-        let meta = grids[0].decode_to(&mut bytes).unwrap();
-        (meta.version.0, String::from_utf8(bytes).unwrap())
+        let (size, pixels) = crate::png_pixels::pixels(png_bytes);
+        let (version, bytes) = crate::png_pixels::read_qr(size as usize, &pixels).unwrap();
+        (version, String::from_utf8(bytes).unwrap())
     }
 
     #[test]

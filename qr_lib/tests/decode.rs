@@ -4,6 +4,11 @@ use qr_lib::{
     generate_qr_code, generate_qr_code_from_utf8, QrError, MAX_TEXT_BYTES, MIN_IMAGE_SIZE,
 };
 
+#[path = "common/png_pixels.rs"]
+mod png_pixels;
+
+use png_pixels::{pixels, read_qr};
+
 const FIXTURE: &str = include_str!("../../test/fixtures/texts.json");
 
 /// Decodes a PNG from `generate_qr_code` and returns (image size, decoded text).
@@ -14,27 +19,9 @@ fn decode(png_bytes: &[u8]) -> (u32, String) {
 
 /// (image size, decoded text, QR version).
 fn decode_with_version(png_bytes: &[u8]) -> (u32, String, usize) {
-    let mut reader = png::Decoder::new(std::io::Cursor::new(png_bytes))
-        .read_info()
-        .unwrap();
-    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    assert_eq!(info.width, info.height, "square");
-    assert_eq!(info.color_type, png::ColorType::Grayscale);
-    let (w, h) = (info.width as usize, info.height as usize);
-    let row_bytes = w.div_ceil(8);
-    let pixel = |x: usize, y: usize| buf[y * row_bytes + x / 8] & (0x80 >> (x % 8)) != 0;
-    let mut img =
-        rqrr::PreparedImage::prepare_from_greyscale(w, h, |x, y| if pixel(x, y) { 255 } else { 0 });
-    let grids = img.detect_grids();
-    assert_eq!(grids.len(), 1, "exactly one QR code");
-    let mut bytes = Vec::new();
-    let meta = grids[0].decode_to(&mut bytes).unwrap();
-    (
-        info.width,
-        String::from_utf8(bytes).unwrap(),
-        meta.version.0,
-    )
+    let (size, pixels) = pixels(png_bytes);
+    let (version, bytes) = read_qr(size as usize, &pixels).expect("rqrr reads it");
+    (size, String::from_utf8(bytes).unwrap(), version)
 }
 
 /// Every string in the shared fixture: `urls` and the values of `edge`.

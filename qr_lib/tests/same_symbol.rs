@@ -5,30 +5,12 @@
 #[path = "../benches/baseline.rs"]
 #[allow(dead_code)]
 mod baseline;
+#[path = "common/png_pixels.rs"]
+mod png_pixels;
+
+use png_pixels::pixels;
 
 const FIXTURE: &str = include_str!("../../test/fixtures/texts.json");
-
-/// Our PNG's pixels as 0 (dark) / 255 (light) bytes, like the baseline's.
-fn pixels(png_bytes: &[u8]) -> (u32, Vec<u8>) {
-    let mut reader = png::Decoder::new(std::io::Cursor::new(png_bytes))
-        .read_info()
-        .unwrap();
-    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    let row_bytes = (info.width as usize).div_ceil(8);
-    let size = info.width as usize;
-    let px = (0..size * size)
-        .map(|i| {
-            let (x, y) = (i % size, i / size);
-            if buf[y * row_bytes + x / 8] & (0x80 >> (x % 8)) != 0 {
-                255
-            } else {
-                0
-            }
-        })
-        .collect();
-    (info.width, px)
-}
 
 fn assert_same_symbol(text: &str) {
     let ours = pixels(&qr_lib::generate_qr_code(text).unwrap());
