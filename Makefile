@@ -71,13 +71,19 @@ soak: build
 test: build build-testing package lint test-rust fuzz test-node test-node-lines
 
 ## Fuzz each target (fuzz/fuzz_targets) for FUZZ_SECONDS: a short run in
-## `make test`, longer ones by hand (make fuzz FUZZ_SECONDS=1800).
+## `make test`, longer ones by hand (make fuzz FUZZ_SECONDS=1800). The RPC
+## frame decoder must also reach FUZZ_MIN_RPC_RUNS inputs (issue 33's floor).
 FUZZ_SECONDS ?= 20
-FUZZ_TARGETS := core query frames
+FUZZ_MIN_RPC_RUNS ?= 100000
+FUZZ_TARGETS := core query frames rpc_frames
 fuzz: setup
 	cd fuzz && for target in $(FUZZ_TARGETS); do \
-	  cargo +nightly fuzz run -O $$target -- -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 || exit 1; \
+	  cargo +nightly fuzz run -O $$target -- -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 2>&1 | tee target/fuzz-$$target.log; \
+	  [ $${PIPESTATUS[0]} -eq 0 ] || exit 1; \
 	done
+	@runs=$$(sed -n 's/^stat::number_of_executed_units: //p' fuzz/target/fuzz-rpc_frames.log); \
+	  echo "fuzz: rpc_frames ran $$runs inputs"; \
+	  [ "$${runs:-0}" -ge $(FUZZ_MIN_RPC_RUNS) ] || { echo "fuzz: rpc_frames ran fewer than $(FUZZ_MIN_RPC_RUNS) inputs" >&2; exit 1; }
 
 lint:
 	$(CARGO) fmt --all --check

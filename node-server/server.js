@@ -25,7 +25,8 @@ const USAGE = `Usage: node node-server/server.js --tier <name> [options]
                    open connections per process; past it 503 and close
                    (env QR_MAX_CONNECTIONS, default 4096, fewer if the
                    open-file limit leaves room for fewer; said on stderr)
-  --upstream URL   axum-proxy: use this qr_server instead of starting one (env QR_UPSTREAM)
+  --upstream URL   axum-proxy: use this qr_server instead of starting one (env QR_UPSTREAM);
+                   axum-rpc: unix:PATH, the socket of a qr_server started with --rpc PATH
 
 Prints "node-server listening on http://ADDR" when ready; SIGTERM or SIGINT
 stops accepting, finishes in-flight requests, stops child processes, exits 0.`;

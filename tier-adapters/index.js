@@ -9,6 +9,7 @@ const { createThreadPoolTier } = require('./thread-pool-tier');
 const { createStdioPoolTier } = require('./stdio-pool-tier');
 const { createSpawnTier, childFailed } = require('./spawn-tier');
 const { createHttpUpstreamTier } = require('./http-upstream-tier');
+const { createRpcTier } = require('./rpc-tier');
 const { superviseServer } = require('./supervise');
 const { withTrapRecovery } = require('./wasm-trap');
 const { TierError, serverBusy, SERVER_BUSY, RETRY_AFTER_SECONDS } = require('./errors');
@@ -23,6 +24,7 @@ module.exports = {
   createSpawnTier,
   childFailed,
   createHttpUpstreamTier,
+  createRpcTier,
   superviseServer,
   withTrapRecovery,
   TierError,

@@ -6,19 +6,23 @@ const { binaryPath } = require('./binaries');
 
 // Its stdin is node-server's lifeline (tier-adapters' spawnListening): if
 // node-server dies, even by SIGKILL, qr_server drains and exits.
-const qrServerArgs = (host, port) => ['--host', host, '--port', String(port), '--until-stdin-closes'];
+// With `rpc`, it also serves the core on that Unix socket (tier axum-rpc).
+const qrServerArgs = (host, port, rpc) => [
+  '--host', host, '--port', String(port), ...(rpc ? ['--rpc', rpc] : []), '--until-stdin-closes',
+];
 
 function startQrServer({ host = '127.0.0.1', port = 0 } = {}) {
   return spawnListening(binaryPath('qr_server'), qrServerArgs(host, port), { name: 'qr_server' });
 }
 
 /**
- * Starts qr_server and restarts it, on the same port, whenever it exits:
- * after 100 ms, doubling while it keeps dying young, up to 10 s.
+ * Starts qr_server and restarts it, on the same port (and socket), whenever
+ * it exits: after 100 ms, doubling while it keeps dying young, up to 10 s.
+ * @param {{ host?: string, rpc?: string, log?: (line: string) => void }} [options]
  * @returns {Promise<{ url: string, close: () => Promise<void> }>}
  */
-function superviseQrServer({ host = '127.0.0.1', log } = {}) {
-  return superviseServer({ command: binaryPath('qr_server'), args: (port) => qrServerArgs(host, port), name: 'qr_server', log });
+function superviseQrServer({ host = '127.0.0.1', rpc, log } = {}) {
+  return superviseServer({ command: binaryPath('qr_server'), args: (port) => qrServerArgs(host, port, rpc), name: 'qr_server', log });
 }
 
 module.exports = { startQrServer, superviseQrServer };

@@ -4,13 +4,16 @@ mod app;
 mod fd_limit;
 mod limits;
 mod query;
+mod rpc;
 mod serve;
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 const USAGE: &str = "\
 Usage: qr_server [--host HOST] [--port PORT] [--max-connections N] [--blocking [--max-queue N]]
-                 [--until-stdin-closes]
+                 [--rpc PATH] [--until-stdin-closes]
 
   --host HOST          address to listen on (env HOST, default 127.0.0.1)
   --port PORT          port to listen on, 0 for any free port (env PORT, default 42069)
@@ -20,14 +23,18 @@ Usage: qr_server [--host HOST] [--port PORT] [--max-connections N] [--blocking [
                        instead of inline on the async workers
   --max-queue N        with --blocking: requests that may wait for a slot;
                        past it 503 \"server busy\" (default 512)
+  --rpc PATH           also serve the core over a Unix socket at PATH, many
+                       calls per connection (docs/rpc-protocol.md); a stale
+                       socket file there is replaced, ours removed at exit
   --until-stdin-closes also stop (as on SIGTERM) when stdin closes: a parent
                        process that holds the other end cannot die without
                        stopping this one, even by SIGKILL
 
 Routes: GET /qrcode?text=..., GET /healthz. Raises its soft open-file limit
-to the hard one and says on stderr which connection cap is in force. Prints
-one line `qr_server listening on http://ADDR` when ready; SIGINT or SIGTERM stops
-accepting, finishes in-flight requests and exits 0.
+to the hard one and says on stderr which connection cap is in force (HTTP
+and RPC connections together). Prints `qr_server rpc listening on unix:PATH`
+(with --rpc), then `qr_server listening on http://ADDR` when ready; SIGINT or
+SIGTERM stops accepting, finishes in-flight requests and calls, exits 0.
 ";
 
 struct Options {
@@ -36,6 +43,7 @@ struct Options {
     max_queue: usize,
     max_connections: usize,
     blocking: bool,
+    rpc: Option<PathBuf>,
     until_stdin_closes: bool,
 }
 
@@ -56,6 +64,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
         max_queue: limits::MAX_QUEUE,
         max_connections: limits::MAX_CONNECTIONS,
         blocking: false,
+        rpc: None,
         until_stdin_closes: false,
     };
     while let Some(arg) = args.next() {
@@ -69,6 +78,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
             "--port" => options.port = number("--port", args.next())?,
             "--max-queue" => options.max_queue = number("--max-queue", args.next())?,
             "--blocking" => options.blocking = true,
+            "--rpc" => options.rpc = Some(args.next().ok_or("--rpc needs a path")?.into()),
             "--until-stdin-closes" => options.until_stdin_closes = true,
             "--max-connections" => {
                 options.max_connections = number("--max-connections", args.next())?
@@ -118,9 +128,37 @@ async fn serve(options: Options) -> Result<(), String> {
     // Before the ready line: a supervisor may send SIGTERM the moment it reads it.
     let shutdown = shutdown_signal(options.until_stdin_closes)
         .map_err(|err| format!("cannot handle signals: {err}"))?;
+    let connections = Arc::new(tokio::sync::Semaphore::new(max_connections));
+    let (draining_tx, draining) = tokio::sync::watch::channel(false);
+    let rpc = match &options.rpc {
+        Some(path) => {
+            let (listener, file) = rpc::bind(path)
+                .map_err(|err| format!("cannot listen on {}: {err}", path.display()))?;
+            let accepting = tokio::spawn(rpc::serve(listener, connections.clone(), draining));
+            Some((accepting, file, path))
+        }
+        None => None,
+    };
     eprintln!("qr_server: at most {max_connections} connections (open-file limit {open_files})");
+    if let Some((_, _, path)) = &rpc {
+        println!("qr_server rpc listening on unix:{}", path.display());
+    }
     println!("qr_server listening on http://{local}");
-    serve::serve(listener, app::router(generation), max_connections, shutdown).await;
+    let stop = async move {
+        shutdown.await;
+        let _ = draining_tx.send(true);
+    };
+    let router = app::router(generation);
+    let http = serve::serve(listener, router, connections, max_connections, stop);
+    let rpc_done = async {
+        if let Some((accepting, file, _)) = rpc {
+            // Accepting stops at the drain; the file goes with it, so a
+            // client finds nothing there instead of a queue never served.
+            let _ = accepting.await;
+            drop(file);
+        }
+    };
+    tokio::join!(http, rpc_done);
     Ok(())
 }
 

@@ -32,6 +32,7 @@ const LINGER: Duration = Duration::from_secs(2);
 pub async fn serve(
     listener: TcpListener,
     router: Router,
+    connections: Arc<Semaphore>,
     max_connections: usize,
     shutdown: impl Future<Output = ()>,
 ) {
@@ -42,7 +43,6 @@ pub async fn serve(
         // As Node's parser does: `GET  /qrcode  HTTP/1.1` is a request line
         // (docs/request-grammar.md).
         .allow_multiple_spaces_in_request_line_delimiters(true);
-    let connections = Arc::new(Semaphore::new(max_connections));
     let lingering = Arc::new(Semaphore::new(LINGERING_REFUSALS));
     // Out of descriptors, a pending connection can be neither accepted nor
     // answered: this one is given up to accept it and answer 503 (libuv's trick).
@@ -89,7 +89,7 @@ pub async fn serve(
         });
     }
     // Stop accepting, drain every connection, and wait for them (all
-    // permits back) up to the shutdown timeout.
+    // permits back, the RPC side's too) up to the shutdown timeout.
     drop(listener);
     let _ = draining_tx.send(true);
     let all = u32::try_from(max_connections).unwrap_or(u32::MAX);

@@ -87,21 +87,37 @@ describe('failures', { skip: PINNED_LINE_ONLY }, () => {
     }
   });
 
-  it('restarts an owned qr_server that dies', async () => {
-    const server = await startTier('axum-proxy');
+  for (const tier of ['axum-proxy', 'axum-rpc']) {
+    it(`restarts an owned qr_server that dies (${tier})`, async () => {
+      const server = await startTier(tier);
+      try {
+        const [upstream] = childPids(server.child.pid).filter((pid) => commName(pid) === 'qr_server');
+        process.kill(upstream, 'SIGKILL');
+        // Right after the kill: a quick 502 (or already the new upstream), never a hang.
+        const started = Date.now();
+        const first = await get(server.url, qrcodePath('right after the kill'));
+        assert.ok([200, 502].includes(first.status), String(first.status));
+        assert.ok(Date.now() - started < 2000, `${Date.now() - started} ms`);
+        const res = await waitFor(async () => {
+          const r = await get(server.url, qrcodePath('back again'));
+          return r.status === 200 && r;
+        }, 5000, 'a restarted upstream');
+        assert.equal((await decodeQrPng(res.body)).text, 'back again');
+      } finally {
+        await server.stop();
+      }
+    });
+  }
+
+  it('answers 502 when the axum-rpc socket has no server, and keeps serving', async () => {
+    const server = await startTier('axum-rpc', { args: ['--upstream', 'unix:/nonexistent/qr.sock'] });
     try {
-      const [upstream] = childPids(server.child.pid).filter((pid) => commName(pid) === 'qr_server');
-      process.kill(upstream, 'SIGKILL');
-      // Right after the kill: a quick 502 (or already the new upstream), never a hang.
-      const started = Date.now();
-      const first = await get(server.url, qrcodePath('right after the kill'));
-      assert.ok([200, 502].includes(first.status), String(first.status));
-      assert.ok(Date.now() - started < 2000, `${Date.now() - started} ms`);
-      const res = await waitFor(async () => {
-        const r = await get(server.url, qrcodePath('back again'));
-        return r.status === 200 && r;
-      }, 5000, 'a restarted upstream');
-      assert.equal((await decodeQrPng(res.body)).text, 'back again');
+      for (let i = 0; i < 3; i++) {
+        const res = await get(server.url, qrcodePath(`x${i}`));
+        assert.equal(res.status, 502);
+        assert.equal(res.body.toString(), 'qr rpc unavailable');
+      }
+      assert.equal((await get(server.url, '/healthz')).status, 200);
     } finally {
       await server.stop();
     }
@@ -213,29 +229,32 @@ describe('failures', { skip: PINNED_LINE_ONLY }, () => {
 });
 
 describe('supervision', { skip: PINNED_LINE_ONLY }, () => {
-  it('the cluster primary restarts the shared qr_server on its port', async () => {
-    const server = await startTier('axum-proxy', { workers: 2 });
-    try {
-      const upstream = () => childPids(server.child.pid).filter((pid) => commName(pid) === 'qr_server');
-      const [first] = await waitFor(() => upstream().length === 1 && upstream(), 5000, 'the shared qr_server');
-      for (let kill = 0; kill < 2; kill++) {
-        const [pid] = upstream();
-        process.kill(pid, 'SIGKILL');
-        const res = await waitFor(async () => {
-          const r = await getFresh(server.url, qrcodePath(`back ${kill}`));
-          return r.status === 200 && r;
-        }, 5000, 'the restarted upstream serving every worker');
-        assert.equal((await decodeQrPng(res.body)).text, `back ${kill}`);
+  for (const tier of ['axum-proxy', 'axum-rpc']) {
+    it(`the cluster primary restarts the shared qr_server on its port (${tier})`, async () => {
+      const server = await startTier(tier, { workers: 2 });
+      try {
+        const upstream = () => childPids(server.child.pid).filter((pid) => commName(pid) === 'qr_server');
+        const [first] = await waitFor(() => upstream().length === 1 && upstream(), 5000, 'the shared qr_server');
+        for (let kill = 0; kill < 2; kill++) {
+          const [pid] = upstream();
+          process.kill(pid, 'SIGKILL');
+          // Every worker finds it again (axum-rpc's back-off: at most 0.5 s).
+          const res = await waitFor(async () => {
+            const rs = await Promise.all(Array.from({ length: 10 }, () => getFresh(server.url, qrcodePath(`back ${kill}`))));
+            return rs.every((r) => r.status === 200) && rs[0];
+          }, 5000, 'the restarted upstream serving every worker');
+          assert.equal((await decodeQrPng(res.body)).text, `back ${kill}`);
+        }
+        // Both workers reach it: 20 requests spread over them all succeed.
+        const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => getFresh(server.url, qrcodePath(`spread ${i}`))));
+        assert.deepEqual(responses.map((r) => r.status), responses.map(() => 200));
+        assert.equal(upstream().length, 1);
+        assert.notEqual(upstream()[0], first);
+      } finally {
+        assert.equal(await server.stop(), 0);
       }
-      // Both workers reach it: 20 requests spread over them all succeed.
-      const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => getFresh(server.url, qrcodePath(`spread ${i}`))));
-      assert.deepEqual(responses.map((r) => r.status), responses.map(() => 200));
-      assert.equal(upstream().length, 1);
-      assert.notEqual(upstream()[0], first);
-    } finally {
-      assert.equal(await server.stop(), 0);
-    }
-  });
+    });
+  }
 
   it('a stopped cli-pool worker misses its deadline: its requests get 500, it is replaced, others are served', async () => {
     const server = await startTier('cli-pool');

@@ -1,0 +1,42 @@
+'use strict';
+
+// Tier 0, with threads: tier `js`'s function in a piscina worker-thread pool,
+// one thread per CPU; the answer to "do I need Rust, or just more threads?".
+// The bounded queue and abort on hang-up are the adapters' thread-pool tier.
+const os = require('node:os');
+const path = require('node:path');
+const { Piscina } = require('piscina');
+const { createThreadPoolTier } = require('tier-adapters');
+const { QrError } = require('../lib/errors');
+
+// Calls handed to piscina per thread: enough that a thread never waits for
+// the event loop to hand it the next one.
+const TASKS_PER_THREAD = 4;
+
+async function createTier({ maxQueue, threads = os.availableParallelism() } = {}) {
+  const pool = new Piscina({
+    filename: path.join(__dirname, '../workers/qrcode-worker.js'),
+    minThreads: threads,
+    maxThreads: threads,
+    // The adapters' limiter holds the backlog; it never reaches piscina's queue limit.
+    maxQueue: threads * TASKS_PER_THREAD,
+    // Each thread is a V8 isolate of its own; left alone, each one's young
+    // generation grows to tens of MB under load, on top of the main thread's.
+    resourceLimits: { maxYoungGenerationSizeMb: 8 },
+  });
+  const generate = async (text) => {
+    const out = await pool.run(text);
+    if (!(out instanceof Uint8Array)) throw new QrError(out.code, out.message);
+    return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+  };
+  const tier = createThreadPoolTier(generate, { concurrency: threads * TASKS_PER_THREAD, maxQueue });
+  return {
+    run: tier.run,
+    async close() {
+      await tier.close();
+      await pool.close();
+    },
+  };
+}
+
+module.exports = { createTier };
