@@ -84,14 +84,24 @@ function createRpcTier({
     return slot.connection ?? connect(slot);
   };
 
+  // close() waits for the queue too: a queued call would otherwise open a
+  // connection after it.
+  const settleIfIdle = () => {
+    if (inFlight === 0 && limiter.size === 0) settled();
+  };
+
   const call = (input, signal) =>
     new Promise((resolve, reject) => {
       const connection = pick();
-      if (!connection) return reject(unavailable());
+      if (!connection) {
+        reject(unavailable());
+        return void settleIfIdle();
+      }
       inFlight++;
       const done = () => {
         signal?.removeEventListener('abort', onAbort);
-        if (--inFlight === 0) settled();
+        inFlight--;
+        settleIfIdle();
         if (!connection.inFlight && !connection.closed) {
           const slot = slots.find((s) => s.connection === connection);
           if (slot) slot.idle = setTimeout(() => connection.close(), idleMs).unref();
@@ -119,10 +129,10 @@ function createRpcTier({
       if (closed) return Promise.reject(closedError());
       return limiter.run(() => call(input, signal), signal, { priority });
     },
-    /** Finishes the calls in flight, then closes the connections. */
+    /** Finishes the calls in flight and queued, then closes the connections. */
     async close() {
       closed = true;
-      if (inFlight) await new Promise((resolve) => (settled = resolve));
+      if (inFlight || limiter.size) await new Promise((resolve) => (settled = resolve));
       await Promise.all(
         slots.map((slot) => {
           clearTimeout(slot.idle);

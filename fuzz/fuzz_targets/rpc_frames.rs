@@ -7,7 +7,7 @@
 
 use bytes::BytesMut;
 use libfuzzer_sys::fuzz_target;
-use tokio_util::codec::Decoder;
+use tokio_util::codec::{Decoder, Encoder};
 
 #[path = "../../qr_server/src/rpc/frame.rs"]
 #[allow(dead_code)]
@@ -67,8 +67,16 @@ fuzz_target!(|data: &[u8]| {
                 assert!(want.len() >= 4);
                 assert_eq!(request.id.to_be_bytes(), want[..4]);
                 assert_eq!(&request.payload[..], &want[4..]);
-                let busy = frame::busy(request.id);
-                assert_eq!(&busy[..4], &want[..4]);
+                // Its busy answer, as a client's length-delimited decoder reads it.
+                let mut wire = BytesMut::new();
+                frame::AnswerCodec
+                    .encode(frame::busy(request.id), &mut wire)
+                    .unwrap();
+                let answer = tokio_util::codec::LengthDelimitedCodec::new()
+                    .decode(&mut wire)
+                    .unwrap()
+                    .unwrap();
+                assert_eq!(&answer[..4], &want[..4]);
             }
             None => assert!(want.len() < 4),
         }

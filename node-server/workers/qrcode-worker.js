@@ -17,5 +17,7 @@ module.exports = async function generate(text) {
   }
   // A small Buffer is a slice of Node's shared pool: copy it into its own
   // ArrayBuffer once and hand that over instead of cloning the whole pool.
-  return move(new Uint8Array(png));
+  // One that owns its ArrayBuffer is handed over as it is.
+  const owned = png.byteOffset === 0 && png.byteLength === png.buffer.byteLength;
+  return move(owned ? png : new Uint8Array(png));
 };

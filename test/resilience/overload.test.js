@@ -22,6 +22,9 @@ const SLOTS = {
   'wasm-raw': 0,
   napi: 0,
   'napi-async': 2 * 16,
+  'js-workers': os.availableParallelism() * 4,
+  // Two connections of 32 calls each (tier-adapters/rpc-tier.js).
+  'axum-rpc': 2 * 32,
 };
 const QUEUING_TIERS = Object.keys(SLOTS);
 const LONG_TEXT = (i) => `${i} `.padEnd(500, 'x');

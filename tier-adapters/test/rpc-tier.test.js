@@ -152,19 +152,23 @@ describe('createRpcTier', () => {
     }
   });
 
-  it('closes a connection idle for idleMs, and on close() finishes the calls in flight first', async () => {
+  it('closes a connection idle for idleMs, and on close() finishes the calls in flight and queued first', async () => {
     const server = await rpcServer((text, reply) => setTimeout(() => reply(0, text), 100));
-    const tier = createRpcTier({ path: server.path, connections: 1, idleMs: 150 });
+    const tier = createRpcTier({ path: server.path, connections: 1, callsPerConnection: 1, idleMs: 150 });
     try {
       assert.equal(String(await tier.run('x')), 'x');
       assert.equal(server.connections(), 1);
       await sleep(300);
       assert.equal(server.connections(), 0);
       const late = tier.run('in flight');
+      const queued = tier.run('queued');
       await sleep(20);
       await tier.close();
       assert.equal(String(await late), 'in flight');
+      assert.equal(String(await queued), 'queued');
       await assert.rejects(tier.run('after close'), { code: 'TIER_CLOSED', status: 503 });
+      await sleep(50);
+      assert.equal(server.connections(), 0, 'no connection left open after close()');
     } finally {
       await server.close();
     }

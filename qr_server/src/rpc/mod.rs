@@ -13,12 +13,11 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::unix::OwnedWriteHalf;
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
-use tokio_util::codec::{FramedRead, FramedWrite, LengthDelimitedCodec};
+use tokio_util::codec::{FramedRead, FramedWrite};
 
 use crate::limits::{HEADER_READ_TIMEOUT, WRITE_TIMEOUT};
 
@@ -79,7 +78,7 @@ async fn serve_connection(
     let mut requests = FramedRead::new(read, frame::request_codec());
     let (answers, to_write) = mpsc::channel(MAX_IN_FLIGHT_PER_CONNECTION);
     let writer = tokio::spawn(write_answers(
-        FramedWrite::new(write, frame::answer_codec()),
+        FramedWrite::new(write, frame::AnswerCodec),
         to_write,
     ));
     let in_flight = Arc::new(Semaphore::new(MAX_IN_FLIGHT_PER_CONNECTION));
@@ -128,7 +127,7 @@ async fn serve_connection(
 
 /// The core inline on the async worker, as /qrcode runs it: a panic is this
 /// call's ENCODING_FAILED, not the connection's end.
-fn generate(request: frame::Request, generation: OwnedSemaphorePermit) -> Bytes {
+fn generate(request: frame::Request, generation: OwnedSemaphorePermit) -> frame::Answer {
     let result = panic::catch_unwind(AssertUnwindSafe(|| {
         qr_lib::generate_qr_code_from_utf8(&request.payload)
     }))
@@ -140,8 +139,8 @@ fn generate(request: frame::Request, generation: OwnedSemaphorePermit) -> Bytes 
 /// Writes answers as they come, one flush for those already waiting; an
 /// answer the client takes nothing of for WRITE_TIMEOUT ends the connection.
 async fn write_answers(
-    mut sink: FramedWrite<OwnedWriteHalf, LengthDelimitedCodec>,
-    mut to_write: mpsc::Receiver<Bytes>,
+    mut sink: FramedWrite<OwnedWriteHalf, frame::AnswerCodec>,
+    mut to_write: mpsc::Receiver<frame::Answer>,
 ) {
     while let Some(answer) = to_write.recv().await {
         let fed = tokio::time::timeout(WRITE_TIMEOUT, sink.feed(answer)).await;
@@ -154,13 +153,14 @@ async fn write_answers(
         }
         if to_write.is_empty() {
             let flushed =
-                tokio::time::timeout(WRITE_TIMEOUT, SinkExt::<Bytes>::flush(&mut sink)).await;
+                tokio::time::timeout(WRITE_TIMEOUT, SinkExt::<frame::Answer>::flush(&mut sink))
+                    .await;
             if !matches!(flushed, Ok(Ok(()))) {
                 return;
             }
         }
     }
-    let _ = tokio::time::timeout(WRITE_TIMEOUT, SinkExt::<Bytes>::close(&mut sink)).await;
+    let _ = tokio::time::timeout(WRITE_TIMEOUT, SinkExt::<frame::Answer>::close(&mut sink)).await;
 }
 
 /// Resolves once the server drains (the watch's guard is not kept across awaits).
