@@ -10,7 +10,7 @@ NODE_VERSION := $(shell cat .nvmrc)
 OTHER_NODE_VERSIONS := $(filter-out $(NODE_VERSION),$(shell awk '!/^\#/ && NF { print $$1 }' scripts/node-versions))
 export PATH := $(CURDIR)/target/node/$(NODE_VERSION)/bin:$(PATH)
 
-.PHONY: setup build build-rust build-napi build-wasm build-testing package bench bench-core soak serve deploy scaffold test test-rust test-node test-node-lines fuzz lint clean
+.PHONY: setup build build-rust build-napi build-wasm build-testing package image bench bench-core soak serve deploy scaffold test test-rust test-node test-node-lines fuzz lint clean
 
 setup:
 	scripts/setup.sh
@@ -40,6 +40,10 @@ scaffold: setup
 ## Every installable artifact in dist/: the addon and Wasm npm tarballs, static musl qr_server and qr_cli.
 package: build
 	scripts/package.sh
+
+## The OCI image of the static qr_server (deploy/image), with podman: localhost/qr-server:VERSION.
+image: setup
+	scripts/image.sh
 
 ## Build everything, then start a tier (TIER=cli-pool by default) on port 42069.
 serve: build

@@ -47,6 +47,11 @@ command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>
 command -v qemu-aarch64 >/dev/null 2>&1 || apt_packages+=(qemu-user)
 # valgrind: `make bench-core` counts the core's instructions per stage with it.
 command -v valgrind >/dev/null 2>&1 || apt_packages+=(valgrind)
+# podman: `make image` builds qr_server's image, test/artifacts/image.test.js
+# runs it and deploy/kubernetes with `podman kube play` (as root), with runc
+# as the runtime (deploy/image/containers.conf).
+command -v podman >/dev/null 2>&1 || apt_packages+=(podman)
+command -v runc >/dev/null 2>&1 || apt_packages+=(runc)
 if [ ${#apt_packages[@]} -gt 0 ]; then
   log "apt-get install ${apt_packages[*]}"
   sudo_cmd=""

@@ -2,6 +2,7 @@
 
 mod app;
 mod fd_limit;
+mod health_check;
 mod limits;
 mod query;
 mod rpc;
@@ -14,6 +15,7 @@ use std::sync::Arc;
 const USAGE: &str = "\
 Usage: qr_server [--host HOST] [--port PORT] [--max-connections N] [--blocking [--max-queue N]]
                  [--rpc PATH] [--until-stdin-closes]
+       qr_server --health-check [--host HOST] [--port PORT]
 
   --host HOST          address to listen on (env HOST, default 127.0.0.1)
   --port PORT          port to listen on, 0 for any free port (env PORT, default 42069)
@@ -29,6 +31,9 @@ Usage: qr_server [--host HOST] [--port PORT] [--max-connections N] [--blocking [
   --until-stdin-closes also stop (as on SIGTERM) when stdin closes: a parent
                        process that holds the other end cannot die without
                        stopping this one, even by SIGKILL
+  --health-check       instead of serving: ask the qr_server at HOST:PORT
+                       (loopback if HOST is every address) for /healthz,
+                       exit 0 on 200 and 1 otherwise (a container's check)
 
 Routes: GET /qrcode?text=..., GET /healthz. Raises its soft open-file limit
 to the hard one and says on stderr which connection cap is in force (HTTP
@@ -45,6 +50,7 @@ struct Options {
     blocking: bool,
     rpc: Option<PathBuf>,
     until_stdin_closes: bool,
+    health_check: bool,
 }
 
 fn number<T: std::str::FromStr>(flag: &str, value: Option<String>) -> Result<T, String> {
@@ -66,6 +72,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
         blocking: false,
         rpc: None,
         until_stdin_closes: false,
+        health_check: false,
     };
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -80,6 +87,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
             "--blocking" => options.blocking = true,
             "--rpc" => options.rpc = Some(args.next().ok_or("--rpc needs a path")?.into()),
             "--until-stdin-closes" => options.until_stdin_closes = true,
+            "--health-check" => options.health_check = true,
             "--max-connections" => {
                 options.max_connections = number("--max-connections", args.next())?
             }
@@ -101,6 +109,15 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if options.health_check {
+        return match health_check::check(&options.host, options.port) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(message) => {
+                eprintln!("qr_server: unhealthy: {message}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
     match runtime.block_on(serve(options)) {
         Ok(()) => ExitCode::SUCCESS,
