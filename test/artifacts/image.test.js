@@ -150,18 +150,25 @@ describe('the qr_server image and its Kubernetes manifests, on podman', { skip: 
         r.conn.socket.write(`GET ${r.target} HTTP/1.1\r\nHost: ${hostname}\r\n`);
       }
       const name = pod.Containers.find((c) => c.Id !== pod.InfraContainerID).Name;
-      // SIGTERM, SIGKILL after the manifest's grace period, as a kubelet
-      // would (podman 4.3 does not read terminationGracePeriodSeconds).
+      // As a kubelet stops a pod: SIGTERM to the app container, SIGKILL after
+      // the manifest's grace period (podman 4.3 does not read it), and the
+      // pod's network only once the container is gone. (`podman pod stop`
+      // stops the infra container alongside, and with it the network: a
+      // connection being drained then hears nothing, ever.)
       const grace = Number(/terminationGracePeriodSeconds: (\d+)/.exec(fs.readFileSync(MANIFEST, 'utf8'))[1]);
       const stopping = Date.now();
-      const stopped = podman('pod', 'stop', '--time', String(grace), pod.Name);
+      const stopped = podman('stop', '--time', String(grace), name);
       await waitFor(async () => !(await get(url, '/healthz').then(() => true, () => false)), 5000, 'accepting stopped');
-      for (const r of requests) r.conn.socket.write('\r\n');
-      for (const r of requests) {
-        const [first, second] = parseResponses(await within(r.conn.closed, 15_000, `${r.target} closing`));
-        assert.equal(first?.status, 200, `${r.target}: first answer`);
-        assert.equal(second?.status, r.status, `${r.target} after SIGTERM: ${second?.head}`);
-        if (r.status === 200 && r.target !== '/healthz') assert.equal((await decodeQrPng(second.body)).text, 'drained in a pod');
+      try {
+        for (const r of requests) r.conn.socket.write('\r\n');
+        for (const r of requests) {
+          const [first, second] = parseResponses(await within(r.conn.closed, 15_000, `${r.target} closing`));
+          assert.equal(first?.status, 200, `${r.target}: first answer`);
+          assert.equal(second?.status, r.status, `${r.target} after SIGTERM: ${second?.head}`);
+          if (r.status === 200 && r.target !== '/healthz') assert.equal((await decodeQrPng(second.body)).text, 'drained in a pod');
+        }
+      } finally {
+        for (const r of requests) r.conn.socket.destroy(); // a failure must not hold the test file open
       }
       await stopped;
       const tookMs = Date.now() - stopping;
