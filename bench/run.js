@@ -161,6 +161,7 @@ function commonSettings(options) {
     requests: { description: options.config.requests.description, paths: options.paths.length },
     references: Object.fromEntries(options.config.tiers.filter((t) => t.reference).map((t) => [t.name, t.reference])),
     frameworkCost: options.config.frameworkCost,
+    pairs: options.config.pairs,
     commit: options.commit,
     date: new Date().toISOString().slice(0, 10),
   };

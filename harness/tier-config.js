@@ -26,6 +26,9 @@ const READY_LINE = /listening on (http:\/\/\S+)/;
  * @property {string[]} [crossLine] tiers also measured on every other supported Node line
  * @property {{ framework: string, bare: string, what: string }} [frameworkCost] two tiers
  *   making the same call behind the service's framework and behind a bare server
+ * @property {{ tier: string, against: string, what: string }[]} [pairs] two tiers each
+ *   that differ in one thing (`what`): the CPU and req/s of `tier` over `against`'s,
+ *   per round
  * @property {BenchTier[]} tiers
  * @property {string[]} [soakTiers]
  * @property {{ description: string, paths: string[], lengths?: number[], ofLength?: (bytes: number) => string[] }} requests

@@ -21,10 +21,13 @@ const LOOP_RESOLUTION_MS = 1;
  * `isPipelined(req)`: the request's connection pipelines (sends requests
  * before their predecessors are answered); its generations wait behind those
  * of every other request.
+ * `metrics` (lib/metrics.js) counts and times the requests; `exposition()`
+ * is the text `GET /metrics` answers (this process's, or the cluster's).
  * @param {{ tier: string, generateQrCode: (text: string, options: { signal: AbortSignal, priority: 'low' | 'normal' }) => Promise<Buffer>,
- *   isPipelined?: (req: import('node:http').IncomingMessage) => boolean }} options
+ *   isPipelined?: (req: import('node:http').IncomingMessage) => boolean,
+ *   metrics?: ReturnType<typeof import('./lib/metrics').createMetrics>, exposition?: () => Promise<string> }} options
  */
-function createApp({ tier, generateQrCode, isPipelined = () => false }) {
+function createApp({ tier, generateQrCode, isPipelined = () => false, metrics, exposition }) {
   const app = express();
   // Per-response work the hot path does not need: a body hash for ETag.
   app.set('etag', false);
@@ -56,6 +59,7 @@ function createApp({ tier, generateQrCode, isPipelined = () => false }) {
     } catch (err) {
       if (abort.signal.aborted) return; // nobody left to answer
       const [status, body, headers] = httpResponseFor(err);
+      if (status === 503) metrics?.refused('queue_full');
       if (status >= 500 && status !== 503) console.error(`qrcode failed (${tier}):`, err.message);
       res.status(status).set(headers).type(TEXT_PLAIN).send(body);
     }
@@ -71,9 +75,23 @@ function createApp({ tier, generateQrCode, isPipelined = () => false }) {
     res.json({ tier, pid: process.pid });
   });
 
+  // Prometheus's text format; the off switch (--no-metrics) leaves no route.
+  const exposing = metrics?.record && exposition;
+  if (exposing) {
+    app.get('/metrics', async (req, res) => {
+      try {
+        const text = await exposition();
+        res.set('Content-Type', metrics.registry.contentType).send(text);
+      } catch (err) {
+        console.error(`node-server: metrics unavailable: ${err.message}`);
+        res.status(503).type(TEXT_PLAIN).send('metrics unavailable');
+      }
+    });
+  }
+
   // The API's routes answer GET and HEAD; any other method gets 405 with no
   // body, as on qr_server (axum).
-  for (const route of ['/qrcode', '/healthz']) {
+  for (const route of ['/qrcode', '/healthz', ...(exposing ? ['/metrics'] : [])]) {
     app.all(route, (req, res) => res.status(405).set('Allow', 'GET,HEAD').end());
   }
 
@@ -104,6 +122,7 @@ function createApp({ tier, generateQrCode, isPipelined = () => false }) {
     // Before express, which cannot route some of these targets at all:
     // hyper's answer to a target it refuses to parse (docs/request-grammar.md).
     if (isInvalidTarget(req.url)) return res.writeHead(400, { Connection: 'close', 'Content-Length': 0 }).end();
+    metrics?.observe(req, res);
     app(req, res, unrouted(req, res));
   };
 }

@@ -6,6 +6,8 @@ const cluster = require('node:cluster');
 const { parseArgs } = require('node:util');
 const { createApp } = require('./app');
 const { createBackoff } = require('tier-adapters');
+const { createMetrics } = require('./lib/metrics');
+const { serveClusterMetrics, clusterMetricsClient } = require('./lib/cluster-metrics');
 const { createHttpServer, LIMITS } = require('./lib/http-server');
 const { openFileLimit, connectionCap } = require('./lib/fd-limit');
 const { loadTier, tierNames } = require('./tiers');
@@ -25,10 +27,13 @@ const USAGE = `Usage: node node-server/server.js --tier <name> [options]
                    open connections per process; past it 503 and close
                    (env QR_MAX_CONNECTIONS, default 4096, fewer if the
                    open-file limit leaves room for fewer; said on stderr)
+  --no-metrics     neither count nor time requests, no GET /metrics
+                   (env QR_METRICS=off; docs/operations.md, "Metrics")
   --upstream URL   axum-proxy: use this qr_server instead of starting one (env QR_UPSTREAM);
                    axum-rpc: unix:PATH, the socket of a qr_server started with --rpc PATH
 
-Prints "node-server listening on http://ADDR" when ready; SIGTERM or SIGINT
+Routes: GET /qrcode?text=..., GET /healthz, GET /metrics (Prometheus; in
+cluster mode, every worker's summed). Prints "node-server listening on http://ADDR" when ready; SIGTERM or SIGINT
 stops accepting, finishes in-flight requests, stops child processes, exits 0.`;
 
 function parseOptions(argv, env) {
@@ -42,6 +47,7 @@ function parseOptions(argv, env) {
       'max-queue': { type: 'string', default: env.QR_MAX_QUEUE ?? '512' },
       'max-connections': { type: 'string', default: env.QR_MAX_CONNECTIONS ?? String(LIMITS.maxConnections) },
       upstream: { type: 'string', default: env.QR_UPSTREAM },
+      'no-metrics': { type: 'boolean', default: env.QR_METRICS === 'off' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -58,7 +64,10 @@ function parseOptions(argv, env) {
   if (!Number.isInteger(maxConnections) || maxConnections < 1) {
     throw new Error(`invalid max-connections "${values['max-connections']}"`);
   }
-  return { tier: values.tier, host: values.host, port, workers, maxQueue, maxConnections, upstream: values.upstream };
+  return {
+    tier: values.tier, host: values.host, port, workers, maxQueue, maxConnections, upstream: values.upstream,
+    metrics: !values['no-metrics'],
+  };
 }
 
 function fatal(err) {
@@ -70,11 +79,18 @@ function fatal(err) {
 async function serve(options) {
   // The app handles the server's requests and asks it which came pipelined;
   // the tiers on the event loop ask it whether connections are arriving.
-  const { server, shutdown, isPipelined, acceptedSinceAsked } = createHttpServer((req, res) => handle(req, res), {
+  const metrics = createMetrics({ record: options.metrics });
+  const { server, shutdown, isPipelined, acceptedSinceAsked, openConnections } = createHttpServer((req, res) => handle(req, res), {
     maxConnections: options.maxConnections,
+    onRefused: () => metrics.refused('connection_cap'),
   });
-  const tier = await loadTier(options.tier).createTier({ ...options, deferTurn: acceptedSinceAsked });
-  const handle = createApp({ tier: tier.name ?? options.tier, generateQrCode: tier.run, isPipelined });
+  const tier = await loadTier(options.tier).createTier({
+    ...options, deferTurn: acceptedSinceAsked, onRestart: (kind) => metrics.restarted(kind),
+  });
+  const name = tier.name ?? options.tier;
+  metrics.watch({ name, tier, openConnections });
+  const exposition = cluster.isWorker ? clusterMetricsClient(metrics.registry) : () => metrics.registry.metrics();
+  const handle = createApp({ tier: name, generateQrCode: tier.run, isPipelined, metrics, exposition });
   // Before the ready line: a supervisor may send SIGTERM the moment it reads it.
   onShutdownSignal(async () => {
     // Stop accepting, answer what is in flight, and close every keep-alive
@@ -98,7 +114,11 @@ async function serve(options) {
 /** Cluster primary: forks the workers, shares what the tier shares. */
 async function serveCluster(options) {
   const adapter = loadTier(options.tier);
-  const shared = options.upstream ? undefined : await adapter.startShared?.(options);
+  // The primary's own: worker and upstream restarts, its process's figures.
+  const metrics = createMetrics({ record: options.metrics });
+  if (options.metrics) serveClusterMetrics(metrics.registry);
+  const onRestart = (kind) => metrics.restarted(kind);
+  const shared = options.upstream ? undefined : await adapter.startShared?.({ ...options, onRestart });
   const workerOptions = JSON.stringify({ ...options, upstream: shared?.upstream ?? options.upstream });
   // A worker that keeps dying young is forked again ever more slowly.
   const backoff = createBackoff();
@@ -116,6 +136,7 @@ async function serveCluster(options) {
     if (listening < options.workers) fatal(new Error(`worker failed to start (exit ${signal ?? code})`));
     const delay = backoff.next(Date.now() - worker.forkedAt);
     console.error(`worker ${worker.process.pid} exited with ${signal ?? code}; forking a new one in ${delay} ms`);
+    metrics.restarted('worker');
     setTimeout(() => stopping || fork(), delay);
   });
   onShutdownSignal(async () => {

@@ -52,6 +52,12 @@ command -v valgrind >/dev/null 2>&1 || apt_packages+=(valgrind)
 # as the runtime (deploy/image/containers.conf).
 command -v podman >/dev/null 2>&1 || apt_packages+=(podman)
 command -v runc >/dev/null 2>&1 || apt_packages+=(runc)
+# prometheus: test/operations/metrics.test.js scrapes both servers with it.
+command -v prometheus >/dev/null 2>&1 || apt_packages+=(prometheus)
+# ip and nft: test/operations/scale-out.test.js builds hosts as network
+# namespaces and cuts one's network (as root).
+command -v ip >/dev/null 2>&1 || apt_packages+=(iproute2)
+command -v nft >/dev/null 2>&1 || apt_packages+=(nftables)
 if [ ${#apt_packages[@]} -gt 0 ]; then
   log "apt-get install ${apt_packages[*]}"
   sudo_cmd=""

@@ -24,6 +24,10 @@ function createEventLoopTier(fn, { maxQueue = 512, sliceMs, deferTurn } = {}) {
       if (closed) return Promise.reject(closedError());
       return queue.run(() => fn(input), { signal, priority });
     },
+    /** Always 0 when asked: calls run on the event loop, which is asking. */
+    get running() {
+      return 0;
+    },
     /** Calls waiting for their turn. */
     get queued() {
       return queue.size;

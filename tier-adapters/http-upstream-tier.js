@@ -75,6 +75,14 @@ function createHttpUpstreamTier({
       if (closed) return Promise.reject(closedError());
       return limiter.run(() => forward(input, signal), signal, { priority });
     },
+    /** Calls handed over and not yet settled. */
+    get running() {
+      return limiter.active;
+    },
+    /** Calls waiting for a slot. */
+    get queued() {
+      return limiter.size;
+    },
     async close() {
       closed = true;
       await pool.close();

@@ -129,6 +129,14 @@ function createRpcTier({
       if (closed) return Promise.reject(closedError());
       return limiter.run(() => call(input, signal), signal, { priority });
     },
+    /** Calls handed over and not yet settled. */
+    get running() {
+      return limiter.active;
+    },
+    /** Calls waiting for a slot. */
+    get queued() {
+      return limiter.size;
+    },
     /** Finishes the calls in flight and queued, then closes the connections. */
     async close() {
       closed = true;

@@ -66,6 +66,14 @@ function createSpawnTier({
         return runOnce(input, signal);
       }), signal, { priority });
     },
+    /** Calls handed over and not yet settled. */
+    get running() {
+      return limiter.active;
+    },
+    /** Calls waiting for a slot. */
+    get queued() {
+      return limiter.size;
+    },
     async close() {
       closed = true;
     },

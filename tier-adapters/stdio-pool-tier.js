@@ -19,7 +19,8 @@ const DEADLINE_MS = 2000;
 /**
  * @param {{ command: string, args?: string[], name?: string, size?: number, maxQueue?: number,
  *   pipelineDepth?: number, deadlineMs?: number, decodeError?: (status: number, payload: Buffer) => Error,
- *   log?: (line: string) => void }} options
+ *   log?: (line: string) => void, onRestart?: () => void }} options
+ *   onRestart: a worker exited and another is being started in its place.
  */
 function createStdioPoolTier({
   command,
@@ -31,6 +32,7 @@ function createStdioPoolTier({
   deadlineMs = DEADLINE_MS,
   decodeError,
   log = console.error,
+  onRestart,
 }) {
   const limiter = new Limiter({ concurrency: size * pipelineDepth, maxQueue });
   let closed = false;
@@ -42,6 +44,7 @@ function createStdioPoolTier({
       if (closed) return;
       const delay = backoff.next(Date.now() - started);
       log(`${name} worker ${worker.child.pid} ${reason}; replacing it in ${delay} ms`);
+      onRestart?.();
       setTimeout(() => {
         if (!closed) workers[slot] = spawnWorker(slot, backoff);
       }, delay).unref();
@@ -65,6 +68,14 @@ function createStdioPoolTier({
     run(input, { signal, priority } = {}) {
       if (closed) return Promise.reject(closedError());
       return limiter.run(() => dispatch(input), signal, { priority });
+    },
+    /** Calls handed over and not yet settled. */
+    get running() {
+      return limiter.active;
+    },
+    /** Calls waiting for a slot. */
+    get queued() {
+      return limiter.size;
     },
     /** Finishes what the workers have, then lets them exit. */
     async close() {

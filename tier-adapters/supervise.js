@@ -8,11 +8,12 @@ const { createBackoff } = require('./backoff');
 
 /**
  * @param {{ command: string, args: (port: number) => string[], name?: string, readyLine?: RegExp,
- *   log?: (line: string) => void }} options
+ *   log?: (line: string) => void, onRestart?: () => void }} options
  *   args: the command line for a port (0 at first start: the server picks a free one).
+ *   onRestart: the server exited and is being restarted.
  * @returns {Promise<{ url: string, close: () => Promise<void> }>}
  */
-async function superviseServer({ command, args, name = command, readyLine, log = console.error }) {
+async function superviseServer({ command, args, name = command, readyLine, log = console.error, onRestart }) {
   const backoff = createBackoff();
   const start = (port) => spawnListening(command, args(port), { name, readyLine });
   let { child, url } = await start(0);
@@ -25,6 +26,7 @@ async function superviseServer({ command, args, name = command, readyLine, log =
       if (closing) return;
       const delay = backoff.next(Date.now() - started);
       log(`${name} ${child.pid} exited with ${signal ?? code}; restarting it in ${delay} ms`);
+      onRestart?.();
       timer = setTimeout(restart, delay);
     });
   };

@@ -181,6 +181,29 @@ function frameworkCost(results, settings, out) {
   );
 }
 
+/** Each configured pair: one tier over another that differs from it in one thing (settings.pairs). */
+function pairsSection(results, settings, out) {
+  if (!settings.pairs?.length) return;
+  const w1 = results.filter((r) => r.workers === results[0].workers);
+  const cells = [];
+  for (const pair of settings.pairs) {
+    const a = w1.find((r) => r.tier === pair.tier);
+    const b = w1.find((r) => r.tier === pair.against);
+    const cpu = pairRatio(a, b, 'serverCpuUsPerRequest');
+    if (!cpu) continue;
+    const rps = pairRatio(a, b, 'requestsPerSecond');
+    cells.push([`\`${pair.tier}\` over \`${pair.against}\``, pair.what, fmt(a.serverCpuUsPerRequest, 1), fmt(b.serverCpuUsPerRequest, 1), ranged(cpu, false, 3), ranged(rps, false, 3)]);
+  }
+  if (!cells.length) return;
+  out.push('## Pairs', '');
+  out.push(
+    'Two tiers that differ in one thing, in the same rounds: the first one\'s CPU per request and req/s over the second\'s, per round, median and, in brackets, the lowest and highest round (a CPU ratio of 1.03 is 3% more CPU per request).',
+    '',
+    table(['pair', 'the difference', 'CPU us/req', 'CPU us/req (second)', 'CPU ratio', 'req/s ratio'], cells),
+    '',
+  );
+}
+
 /** The crossLine tiers on every supported Node line, from the same rounds. */
 function crossLineSection(report, out) {
   const { results, crossLine = [], settings, machine } = report;
@@ -402,6 +425,7 @@ function render(report) {
   out.push('![req/s by tier](chart.svg)', '');
   files['chart.svg'] = barChart(results, { baseline: baselineOf(settings), lowerBound: (r) => Boolean(limitOf(r, machine?.cores)) });
   frameworkCost(results, settings, out);
+  pairsSection(results, settings, out);
   crossLineSection(report, out);
   if (settings.curves) {
     fixedRate(results, settings, out);

@@ -33,8 +33,10 @@ const REFUSAL =
 
 /**
  * @param {(req: http.IncomingMessage, res: http.ServerResponse) => void} handler the express app
- * @param {Partial<typeof LIMITS>} [options]
- * @returns {{ server: http.Server, shutdown: () => Promise<void>, isPipelined: (req: http.IncomingMessage) => boolean }}
+ * @param {Partial<typeof LIMITS> & { onRefused?: () => void }} [options]
+ *   onRefused: a connection was refused 503 past the cap.
+ * @returns {{ server: http.Server, shutdown: () => Promise<void>, isPipelined: (req: http.IncomingMessage) => boolean,
+ *   openConnections: () => number, acceptedSinceAsked: () => boolean }}
  *   isPipelined: the request's connection has sent a request before the previous one was answered.
  */
 function createHttpServer(handler, options = {}) {
@@ -79,6 +81,7 @@ function createHttpServer(handler, options = {}) {
 
   /** 503 at once, then read (and drop) what the client still sends for a while. */
   function refuse(socket) {
+    options.onRefused?.();
     socket.end(REFUSAL);
     if (lingering >= limits.lingeringRefusals) {
       socket.once('finish', () => socket.destroy());
@@ -142,6 +145,7 @@ function createHttpServer(handler, options = {}) {
     server,
     shutdown,
     isPipelined: (req) => connections.get(req.socket)?.pipelining ?? false,
+    openConnections: () => connections.size,
     acceptedSinceAsked: () => {
       const yes = accepted;
       accepted = false;

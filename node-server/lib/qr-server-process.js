@@ -18,11 +18,12 @@ function startQrServer({ host = '127.0.0.1', port = 0 } = {}) {
 /**
  * Starts qr_server and restarts it, on the same port (and socket), whenever
  * it exits: after 100 ms, doubling while it keeps dying young, up to 10 s.
- * @param {{ host?: string, rpc?: string, log?: (line: string) => void }} [options]
+ * @param {{ host?: string, rpc?: string, log?: (line: string) => void, onRestart?: () => void }} [options]
  * @returns {Promise<{ url: string, close: () => Promise<void> }>}
  */
-function superviseQrServer({ host = '127.0.0.1', rpc, log } = {}) {
-  return superviseServer({ command: binaryPath('qr_server'), args: (port) => qrServerArgs(host, port, rpc), name: 'qr_server', log });
+function superviseQrServer({ host = '127.0.0.1', rpc, log, onRestart } = {}) {
+  const args = (port) => qrServerArgs(host, port, rpc);
+  return superviseServer({ command: binaryPath('qr_server'), args, name: 'qr_server', log, onRestart });
 }
 
 module.exports = { startQrServer, superviseQrServer };

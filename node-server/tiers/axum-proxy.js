@@ -6,8 +6,8 @@
 const { createHttpUpstreamTier } = require('tier-adapters');
 const { superviseQrServer } = require('../lib/qr-server-process');
 
-async function createTier({ upstream, maxQueue } = {}) {
-  const owned = upstream ? undefined : await superviseQrServer();
+async function createTier({ upstream, maxQueue, onRestart } = {}) {
+  const owned = upstream ? undefined : await superviseQrServer({ onRestart: () => onRestart?.('upstream') });
   const forward = createHttpUpstreamTier({
     url: upstream ?? owned.url,
     path: (text) => `/qrcode?text=${encodeURIComponent(text)}`,
@@ -20,6 +20,12 @@ async function createTier({ upstream, maxQueue } = {}) {
   });
   return {
     run: forward.run,
+    get running() {
+      return forward.running;
+    },
+    get queued() {
+      return forward.queued;
+    },
     async close() {
       await forward.close();
       await owned?.close();
@@ -28,8 +34,8 @@ async function createTier({ upstream, maxQueue } = {}) {
 }
 
 /** For cluster mode: the primary supervises one qr_server all workers share. */
-async function startShared() {
-  const shared = await superviseQrServer();
+async function startShared({ onRestart } = {}) {
+  const shared = await superviseQrServer({ onRestart: () => onRestart?.('upstream') });
   return { upstream: shared.url, close: () => shared.close() };
 }
 

@@ -12,8 +12,8 @@ const { createRpcTier } = require('tier-adapters');
 const { superviseQrServer } = require('../lib/qr-server-process');
 const { coreError } = require('../lib/errors');
 
-async function createTier({ upstream, maxQueue } = {}) {
-  const owned = upstream ? undefined : await startShared();
+async function createTier({ upstream, maxQueue, onRestart } = {}) {
+  const owned = upstream ? undefined : await startShared({ onRestart });
   const rpc = createRpcTier({
     path: socketPath(upstream ?? owned.upstream),
     name: 'qr rpc',
@@ -24,6 +24,12 @@ async function createTier({ upstream, maxQueue } = {}) {
   });
   return {
     run: rpc.run,
+    get running() {
+      return rpc.running;
+    },
+    get queued() {
+      return rpc.queued;
+    },
     async close() {
       await rpc.close();
       await owned?.close();
@@ -32,12 +38,12 @@ async function createTier({ upstream, maxQueue } = {}) {
 }
 
 /** For cluster mode: the primary supervises one qr_server all workers share. */
-async function startShared() {
+async function startShared({ onRestart } = {}) {
   // Private to this user: nobody else can connect to the socket or swap it.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-rpc-'));
   const rpc = path.join(dir, 'qr_server.sock');
   try {
-    const server = await superviseQrServer({ rpc });
+    const server = await superviseQrServer({ rpc, onRestart: () => onRestart?.('upstream') });
     return {
       upstream: `unix:${rpc}`,
       async close() {

@@ -7,13 +7,14 @@ const { createStdioPoolTier } = require('tier-adapters');
 const { binaryPath } = require('../lib/binaries');
 const { coreError } = require('../lib/errors');
 
-async function createTier({ maxQueue, poolSize = os.availableParallelism() } = {}) {
+async function createTier({ maxQueue, onRestart, poolSize = os.availableParallelism() } = {}) {
   return createStdioPoolTier({
     command: binaryPath('qr_cli'),
     args: ['--serve'],
     name: 'qr_cli',
     size: poolSize,
     maxQueue,
+    onRestart: () => onRestart?.('child'),
     decodeError: (status, payload) => coreError(status, payload.toString('utf8')),
   });
 }

@@ -32,6 +32,12 @@ async function createTier({ maxQueue, threads = os.availableParallelism() } = {}
   const tier = createThreadPoolTier(generate, { concurrency: threads * TASKS_PER_THREAD, maxQueue });
   return {
     run: tier.run,
+    get running() {
+      return tier.running;
+    },
+    get queued() {
+      return tier.queued;
+    },
     async close() {
       await tier.close();
       await pool.close();

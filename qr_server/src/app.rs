@@ -11,6 +11,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 
 use crate::limits::Limiter;
+use crate::metrics::{self, Metrics, Refusal};
 use crate::query::text_param;
 
 pub const GENERATION_FAILED: &str = "failed generating qr code";
@@ -29,13 +30,43 @@ pub enum Generation {
     Blocking(Limiter),
 }
 
-pub fn router(generation: Generation) -> Router {
-    Router::new()
+impl Generation {
+    fn queued(&self) -> usize {
+        match self {
+            Generation::Inline => 0,
+            Generation::Blocking(limiter) => limiter.waiting(),
+        }
+    }
+}
+
+struct Served {
+    generation: Generation,
+    metrics: Arc<Metrics>,
+}
+
+/// `exposed`: serve `GET /metrics` (serve.rs counts and times the requests).
+pub fn router(generation: Generation, metrics: Arc<Metrics>, exposed: bool) -> Router {
+    let served = Arc::new(Served {
+        generation,
+        metrics,
+    });
+    let routes = Router::new()
         .route("/qrcode", get(qrcode))
-        .route("/healthz", get(healthz))
+        .route("/healthz", get(healthz));
+    let routes = if exposed {
+        routes.route("/metrics", get(exposition))
+    } else {
+        routes
+    };
+    routes
         .layer(middleware::from_fn(refuse_long_uris))
         .layer(middleware::from_fn(refuse_what_node_cannot_parse))
-        .with_state(Arc::new(generation))
+        .with_state(served)
+}
+
+async fn exposition(State(served): State<Arc<Served>>) -> Response {
+    let text = served.metrics.encode(served.generation.queued());
+    ([(header::CONTENT_TYPE, metrics::CONTENT_TYPE)], text).into_response()
 }
 
 /// The request methods Node's parser (llhttp) knows: node-server answers any
@@ -116,26 +147,32 @@ async fn refuse_long_uris(request: Request, next: Next) -> Response {
     next.run(request).await
 }
 
-async fn qrcode(State(generation): State<Arc<Generation>>, RawQuery(query): RawQuery) -> Response {
+async fn qrcode(State(served): State<Arc<Served>>, RawQuery(query): RawQuery) -> Response {
     let text = match text_param(query.as_deref()) {
         Ok(text) => text,
         Err(err) => return (StatusCode::BAD_REQUEST, err.message()).into_response(),
     };
-    let result = match &*generation {
+    let result = match &served.generation {
         // On the async worker: a ~40 us job costs less than a hop to the
         // blocking pool (docs/tiers.md, "qr_server: inline or blocking pool"). Each
         // worker thread runs one at a time and hyper reads one request per
         // connection at a time, so the wait is bounded by the connection cap.
         Generation::Inline => {
+            let _running = served.metrics.running();
             panic::catch_unwind(AssertUnwindSafe(|| qr_lib::generate_qr_code(&text))).map_err(drop)
         }
         Generation::Blocking(limiter) => {
             let Some(_slot) = limiter.acquire().await else {
+                served.metrics.refused(Refusal::queue_full);
                 return server_busy();
             };
-            tokio::task::spawn_blocking(move || qr_lib::generate_qr_code(&text))
-                .await
-                .map_err(drop)
+            let running = served.metrics.running();
+            tokio::task::spawn_blocking(move || {
+                let _running = running;
+                qr_lib::generate_qr_code(&text)
+            })
+            .await
+            .map_err(drop)
         }
     };
     // A panic is this request's 500, not the connection's end.

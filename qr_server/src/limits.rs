@@ -44,6 +44,11 @@ impl Limiter {
         }
     }
 
+    /// Requests waiting for a slot.
+    pub fn waiting(&self) -> usize {
+        self.waiting.load(Ordering::Acquire)
+    }
+
     /// A slot, or None when the queue is full. Dropping the future (the
     /// client hung up) leaves the queue.
     pub async fn acquire(&self) -> Option<SemaphorePermit<'_>> {

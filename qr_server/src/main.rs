@@ -4,6 +4,7 @@ mod app;
 mod fd_limit;
 mod health_check;
 mod limits;
+mod metrics;
 mod query;
 mod rpc;
 mod serve;
@@ -14,7 +15,7 @@ use std::sync::Arc;
 
 const USAGE: &str = "\
 Usage: qr_server [--host HOST] [--port PORT] [--max-connections N] [--blocking [--max-queue N]]
-                 [--rpc PATH] [--until-stdin-closes]
+                 [--rpc PATH] [--no-metrics] [--until-stdin-closes]
        qr_server --health-check [--host HOST] [--port PORT]
 
   --host HOST          address to listen on (env HOST, default 127.0.0.1)
@@ -28,6 +29,8 @@ Usage: qr_server [--host HOST] [--port PORT] [--max-connections N] [--blocking [
   --rpc PATH           also serve the core over a Unix socket at PATH, many
                        calls per connection (docs/rpc-protocol.md); a stale
                        socket file there is replaced, ours removed at exit
+  --no-metrics         neither count nor time requests, no GET /metrics
+                       (env QR_METRICS=off; docs/operations.md, \"Metrics\")
   --until-stdin-closes also stop (as on SIGTERM) when stdin closes: a parent
                        process that holds the other end cannot die without
                        stopping this one, even by SIGKILL
@@ -35,7 +38,7 @@ Usage: qr_server [--host HOST] [--port PORT] [--max-connections N] [--blocking [
                        (loopback if HOST is every address) for /healthz,
                        exit 0 on 200 and 1 otherwise (a container's check)
 
-Routes: GET /qrcode?text=..., GET /healthz. Raises its soft open-file limit
+Routes: GET /qrcode?text=..., GET /healthz, GET /metrics (Prometheus). Raises its soft open-file limit
 to the hard one and says on stderr which connection cap is in force (HTTP
 and RPC connections together). Prints `qr_server rpc listening on unix:PATH`
 (with --rpc), then `qr_server listening on http://ADDR` when ready; SIGINT or
@@ -49,6 +52,7 @@ struct Options {
     max_connections: usize,
     blocking: bool,
     rpc: Option<PathBuf>,
+    metrics: bool,
     until_stdin_closes: bool,
     health_check: bool,
 }
@@ -71,6 +75,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
         max_connections: limits::MAX_CONNECTIONS,
         blocking: false,
         rpc: None,
+        metrics: std::env::var("QR_METRICS").map_or(true, |v| v != "off"),
         until_stdin_closes: false,
         health_check: false,
     };
@@ -86,6 +91,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
             "--max-queue" => options.max_queue = number("--max-queue", args.next())?,
             "--blocking" => options.blocking = true,
             "--rpc" => options.rpc = Some(args.next().ok_or("--rpc needs a path")?.into()),
+            "--no-metrics" => options.metrics = false,
             "--until-stdin-closes" => options.until_stdin_closes = true,
             "--health-check" => options.health_check = true,
             "--max-connections" => {
@@ -147,11 +153,17 @@ async fn serve(options: Options) -> Result<(), String> {
         .map_err(|err| format!("cannot handle signals: {err}"))?;
     let connections = Arc::new(tokio::sync::Semaphore::new(max_connections));
     let (draining_tx, draining) = tokio::sync::watch::channel(false);
+    let metrics = Arc::new(metrics::Metrics::new(connections.clone(), max_connections));
     let rpc = match &options.rpc {
         Some(path) => {
             let (listener, file) = rpc::bind(path)
                 .map_err(|err| format!("cannot listen on {}: {err}", path.display()))?;
-            let accepting = tokio::spawn(rpc::serve(listener, connections.clone(), draining));
+            let accepting = tokio::spawn(rpc::serve(
+                listener,
+                connections.clone(),
+                metrics.clone(),
+                draining,
+            ));
             Some((accepting, file, path))
         }
         None => None,
@@ -165,8 +177,16 @@ async fn serve(options: Options) -> Result<(), String> {
         shutdown.await;
         let _ = draining_tx.send(true);
     };
-    let router = app::router(generation);
-    let http = serve::serve(listener, router, connections, max_connections, stop);
+    let router = app::router(generation, metrics.clone(), options.metrics);
+    let http = serve::serve(
+        listener,
+        router,
+        connections,
+        max_connections,
+        metrics,
+        options.metrics,
+        stop,
+    );
     let rpc_done = async {
         if let Some((accepting, file, _)) = rpc {
             // Accepting stops at the drain; the file goes with it, so a

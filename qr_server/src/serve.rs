@@ -7,7 +7,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::extract::Request;
 use axum::http::{header, HeaderValue};
@@ -21,6 +21,7 @@ use tower::ServiceExt;
 
 use crate::fd_limit::out_of_descriptors;
 use crate::limits::{HEADER_READ_TIMEOUT, LINGERING_REFUSALS, SHUTDOWN_TIMEOUT, WRITE_TIMEOUT};
+use crate::metrics::{route_of, Metrics, Refusal};
 
 /// What a connection over the cap reads before it is closed.
 const REFUSAL: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\n\
@@ -34,6 +35,8 @@ pub async fn serve(
     router: Router,
     connections: Arc<Semaphore>,
     max_connections: usize,
+    metrics: Arc<Metrics>,
+    record: bool,
     shutdown: impl Future<Output = ()>,
 ) {
     let mut builder = http1::Builder::new();
@@ -59,6 +62,7 @@ pub async fn serve(
                 Err(err) if out_of_descriptors(&err) && spare.is_some() => {
                     drop(spare.take());
                     if let Ok((stream, _)) = listener.accept().await {
+                        metrics.refused(Refusal::connection_cap);
                         tokio::spawn(refuse_at_once(stream));
                     }
                     continue;
@@ -72,6 +76,7 @@ pub async fn serve(
             () = &mut shutdown => break,
         };
         let Ok(open) = connections.clone().try_acquire_owned() else {
+            metrics.refused(Refusal::connection_cap);
             match lingering.clone().try_acquire_owned() {
                 Ok(slot) => tokio::spawn(async move {
                     refuse(stream).await;
@@ -82,7 +87,9 @@ pub async fn serve(
             continue;
         };
         let _ = stream.set_nodelay(true);
-        let connection = serve_connection(&builder, stream, router.clone(), draining.clone());
+        let recorder = record.then(|| metrics.clone());
+        let connection =
+            serve_connection(&builder, stream, router.clone(), recorder, draining.clone());
         tokio::spawn(async move {
             connection.await;
             drop(open);
@@ -103,6 +110,7 @@ fn serve_connection(
     builder: &http1::Builder,
     stream: TcpStream,
     router: Router,
+    metrics: Option<Arc<Metrics>>,
     mut draining: watch::Receiver<bool>,
 ) -> impl Future<Output = ()> {
     let busy = Arc::new(AtomicBool::new(false));
@@ -117,8 +125,14 @@ fn serve_connection(
         let router = router.clone();
         let done = done.clone();
         let draining_now = draining_now.clone();
+        let metrics = metrics.clone();
         async move {
+            // Every answer the router gives, its refusals included.
+            let observed = metrics.map(|m| (m, route_of(request.uri().path()), Instant::now()));
             let mut response = router.oneshot(request.map(axum::body::Body::new)).await?;
+            if let Some((metrics, route, started)) = observed {
+                metrics.observe(route, response.status().as_u16(), started.elapsed());
+            }
             if *draining_now.borrow() {
                 let close = HeaderValue::from_static("close");
                 response.headers_mut().insert(header::CONNECTION, close);

@@ -20,6 +20,7 @@ use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
 use crate::limits::{HEADER_READ_TIMEOUT, WRITE_TIMEOUT};
+use crate::metrics::{Metrics, Refusal};
 
 pub use socket_file::SocketFile;
 
@@ -41,6 +42,7 @@ pub fn bind(path: &Path) -> std::io::Result<(UnixListener, SocketFile)> {
 pub async fn serve(
     listener: UnixListener,
     connections: Arc<Semaphore>,
+    metrics: Arc<Metrics>,
     mut draining: watch::Receiver<bool>,
 ) {
     let generating = Arc::new(Semaphore::new(MAX_IN_FLIGHT));
@@ -59,9 +61,15 @@ pub async fn serve(
         // Past the cap a connection is closed at once; the client's
         // reconnect back-off spaces its retries.
         let Ok(open) = connections.clone().try_acquire_owned() else {
+            metrics.refused(Refusal::connection_cap);
             continue;
         };
-        let connection = serve_connection(stream, generating.clone(), draining.clone());
+        let connection = serve_connection(
+            stream,
+            generating.clone(),
+            metrics.clone(),
+            draining.clone(),
+        );
         tokio::spawn(async move {
             connection.await;
             drop(open);
@@ -72,6 +80,7 @@ pub async fn serve(
 async fn serve_connection(
     stream: UnixStream,
     generating: Arc<Semaphore>,
+    metrics: Arc<Metrics>,
     mut draining: watch::Receiver<bool>,
 ) {
     let (read, write) = stream.into_split();
@@ -105,8 +114,10 @@ async fn serve_connection(
         match permits {
             Ok((mine, generation)) => {
                 let answers = answers.clone();
+                let running = metrics.running();
                 tokio::spawn(async move {
                     let answer = generate(request, generation);
+                    drop(running);
                     // Held until the answer is queued: a client that does not
                     // read stops being read (its calls wait, then busy answers).
                     let _ = answers.send(answer).await;
@@ -114,6 +125,7 @@ async fn serve_connection(
                 });
             }
             Err(_) => {
+                metrics.refused(Refusal::queue_full);
                 if answers.send(frame::busy(request.id)).await.is_err() {
                     break;
                 }

@@ -1,0 +1,31 @@
+'use strict';
+
+// What recording metrics costs (docs/operations.md, "Metrics"): each server
+// with its Prometheus metrics on (the default) and off (--no-metrics), under
+// the same load in the same rounds; the report's "Pairs" gives on over off:
+//   node bench/run.js --config bench/config/metrics.js --no-curves --workers 1 --out bench/results/metrics
+// `napi` is node-server's cheapest tier per request, where the same recording
+// weighs the most.
+const qr = require('./qr');
+
+const tier = (name) => qr.tiers.find((t) => t.name === name);
+const withArgs = (base, name, ...args) => ({ ...base, name, command: (options) => [...base.command(options), ...args] });
+
+module.exports = {
+  ...qr,
+  title: 'Metrics on and off',
+  baseline: 'napi-no-metrics',
+  crossLine: undefined,
+  frameworkCost: undefined,
+  tiers: [
+    tier('napi'),
+    withArgs(tier('napi'), 'napi-no-metrics', '--no-metrics'),
+    tier('axum'),
+    withArgs(tier('axum'), 'axum-no-metrics', '--no-metrics'),
+  ],
+  pairs: [
+    { tier: 'napi', against: 'napi-no-metrics', what: 'node-server, prom-client recording each request' },
+    { tier: 'axum', against: 'axum-no-metrics', what: 'qr_server, prometheus-client recording each request' },
+  ],
+  soakTiers: [],
+};
