@@ -7,6 +7,7 @@ const { spawnListening } = require('tier-adapters');
 const { loadConfig, tierOf, READY_LINE } = require('./tier-config');
 
 const ROOT = path.resolve(__dirname, '..');
+const OUTPUT_KEPT = 4 << 20;
 
 /**
  * The command that starts a tier's server, from the configuration (the QR
@@ -31,7 +32,13 @@ async function startServer(command, args, { env, timeoutMs = 20_000, ready = REA
   let started;
   try {
     // In this process's group: a Ctrl-C of the benchmark or a test run stops its servers too.
-    started = await spawnListening(command, args, { name, env: env ?? {}, readyLine: ready, timeoutMs, onOutput: (text) => (output += text), detached: false });
+    // Kept to show and to search, bounded: a server with its access log on
+    // writes a line per request.
+    const onOutput = (text) => {
+      output += text;
+      if (output.length > OUTPUT_KEPT) output = output.slice(-OUTPUT_KEPT / 2);
+    };
+    started = await spawnListening(command, args, { name, env: env ?? {}, readyLine: ready, timeoutMs, onOutput, detached: false });
   } catch (err) {
     throw new Error(`${err.message}:\n${output}`, { cause: err });
   }

@@ -5,7 +5,8 @@
 const path = require('node:path');
 
 const DEFAULT_CONFIG = path.resolve(__dirname, '../bench/config/qr.js');
-const READY_LINE = /listening on (http:\/\/\S+)/;
+// The URL ends at white space or a quote: the line may be a JSON log line.
+const READY_LINE = /listening on (http:\/\/[^\s"]+)/;
 
 /**
  * @typedef {object} BenchTier

@@ -22,12 +22,15 @@ const LOOP_RESOLUTION_MS = 1;
  * before their predecessors are answered); its generations wait behind those
  * of every other request.
  * `metrics` (lib/metrics.js) counts and times the requests; `exposition()`
- * is the text `GET /metrics` answers (this process's, or the cluster's).
+ * is the text `GET /metrics` answers (this process's, or the cluster's);
+ * `log` (lib/log.js) takes refused and failed requests, and with `log.access`
+ * a line per request.
  * @param {{ tier: string, generateQrCode: (text: string, options: { signal: AbortSignal, priority: 'low' | 'normal' }) => Promise<Buffer>,
  *   isPipelined?: (req: import('node:http').IncomingMessage) => boolean,
- *   metrics?: ReturnType<typeof import('./lib/metrics').createMetrics>, exposition?: () => Promise<string> }} options
+ *   metrics?: ReturnType<typeof import('./lib/metrics').createMetrics>, exposition?: () => Promise<string>,
+ *   log?: ReturnType<typeof import('./lib/log').createLog> }} options
  */
-function createApp({ tier, generateQrCode, isPipelined = () => false, metrics, exposition }) {
+function createApp({ tier, generateQrCode, isPipelined = () => false, metrics, exposition, log }) {
   const app = express();
   // Per-response work the hot path does not need: a body hash for ETag.
   app.set('etag', false);
@@ -59,8 +62,12 @@ function createApp({ tier, generateQrCode, isPipelined = () => false, metrics, e
     } catch (err) {
       if (abort.signal.aborted) return; // nobody left to answer
       const [status, body, headers] = httpResponseFor(err);
-      if (status === 503) metrics?.refused('queue_full');
-      if (status >= 500 && status !== 503) console.error(`qrcode failed (${tier}):`, err.message);
+      if (status === 503) {
+        metrics?.refused('queue_full');
+        log?.refused('queue_full', { request_id: log.requestId(req), tier });
+      } else if (status >= 500) {
+        log?.failed({ request_id: log?.requestId(req), tier, status, error: err.message }, 'qrcode failed');
+      }
       res.status(status).set(headers).type(TEXT_PLAIN).send(body);
     }
   });
@@ -83,7 +90,7 @@ function createApp({ tier, generateQrCode, isPipelined = () => false, metrics, e
         const text = await exposition();
         res.set('Content-Type', metrics.registry.contentType).send(text);
       } catch (err) {
-        console.error(`node-server: metrics unavailable: ${err.message}`);
+        log?.error({ event: 'metrics', error: err.message }, 'metrics unavailable');
         res.status(503).type(TEXT_PLAIN).send('metrics unavailable');
       }
     });
@@ -114,6 +121,19 @@ function createApp({ tier, generateQrCode, isPipelined = () => false, metrics, e
   // path (404), or one express cannot parse at all (404: it is no route of
   // ours), or an error a middleware passed on (its status). Not express's
   // final handler, whose HTML pages qr_server has no twin of.
+  // The access log: one line per answered request, read from `this` (the
+  // response) by one listener shared by all. The path without its query:
+  // the text is the user's data.
+  function logAccess() {
+    const { req } = this;
+    const query = req.url.indexOf('?');
+    log.info({
+      event: 'access', request_id: log.requestId(req), tier, method: req.method,
+      path: query < 0 ? req.url : req.url.slice(0, query), status: this.statusCode,
+      duration_ms: Math.round((performance.now() - this.accessStartedAt) * 1000) / 1000,
+    }, 'request');
+  }
+
   const unrouted = (req, res) => (err) => {
     if (res.headersSent) return res.destroy();
     res.status(err ? (err.status ?? err.statusCode ?? 500) : 404).end();
@@ -123,6 +143,10 @@ function createApp({ tier, generateQrCode, isPipelined = () => false, metrics, e
     // hyper's answer to a target it refuses to parse (docs/request-grammar.md).
     if (isInvalidTarget(req.url)) return res.writeHead(400, { Connection: 'close', 'Content-Length': 0 }).end();
     metrics?.observe(req, res);
+    if (log?.access) {
+      res.accessStartedAt = performance.now();
+      res.on('finish', logAccess);
+    }
     app(req, res, unrouted(req, res));
   };
 }

@@ -7,6 +7,7 @@ const { parseArgs } = require('node:util');
 const { createApp } = require('./app');
 const { createBackoff } = require('tier-adapters');
 const { createMetrics } = require('./lib/metrics');
+const { createLog } = require('./lib/log');
 const { serveClusterMetrics, clusterMetricsClient } = require('./lib/cluster-metrics');
 const { createHttpServer, LIMITS } = require('./lib/http-server');
 const { openFileLimit, connectionCap } = require('./lib/fd-limit');
@@ -26,15 +27,18 @@ const USAGE = `Usage: node node-server/server.js --tier <name> [options]
   --max-connections N
                    open connections per process; past it 503 and close
                    (env QR_MAX_CONNECTIONS, default 4096, fewer if the
-                   open-file limit leaves room for fewer; said on stderr)
+                   open-file limit leaves room for fewer; said at start)
   --no-metrics     neither count nor time requests, no GET /metrics
                    (env QR_METRICS=off; docs/operations.md, "Metrics")
+  --access-log     log a line per request (env QR_ACCESS_LOG=on)
   --upstream URL   axum-proxy: use this qr_server instead of starting one (env QR_UPSTREAM);
                    axum-rpc: unix:PATH, the socket of a qr_server started with --rpc PATH
 
 Routes: GET /qrcode?text=..., GET /healthz, GET /metrics (Prometheus; in
-cluster mode, every worker's summed). Prints "node-server listening on http://ADDR" when ready; SIGTERM or SIGINT
-stops accepting, finishes in-flight requests, stops child processes, exits 0.`;
+cluster mode, every worker's summed). Logs one JSON object per line on
+stdout (docs/operations.md, "Logs"), the ready one with the message
+"node-server (TIER) listening on http://ADDR"; SIGTERM or SIGINT stops
+accepting, finishes in-flight requests, stops child processes, exits 0.`;
 
 function parseOptions(argv, env) {
   const { values } = parseArgs({
@@ -48,6 +52,7 @@ function parseOptions(argv, env) {
       'max-connections': { type: 'string', default: env.QR_MAX_CONNECTIONS ?? String(LIMITS.maxConnections) },
       upstream: { type: 'string', default: env.QR_UPSTREAM },
       'no-metrics': { type: 'boolean', default: env.QR_METRICS === 'off' },
+      'access-log': { type: 'boolean', default: env.QR_ACCESS_LOG === 'on' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -66,33 +71,42 @@ function parseOptions(argv, env) {
   }
   return {
     tier: values.tier, host: values.host, port, workers, maxQueue, maxConnections, upstream: values.upstream,
-    metrics: !values['no-metrics'],
+    metrics: !values['no-metrics'], accessLog: values['access-log'],
   };
 }
 
-function fatal(err) {
-  console.error(`node-server: ${err.message}`);
+function fatal(log, err) {
+  log.error({ event: 'fatal', error: err.message }, `node-server: ${err.message}`);
   process.exit(1);
 }
 
+/** What the tiers' supervision says: which tier `auto` chose, children replaced. */
+const tierLog = (log) => ({
+  info: (line) => log.info({ event: 'tier' }, line),
+  warn: (line) => log.warn({ event: 'restart' }, line),
+});
+
 /** One process serving HTTP: a cluster worker or the whole server. */
-async function serve(options) {
+async function serve(options, log) {
   // The app handles the server's requests and asks it which came pipelined;
   // the tiers on the event loop ask it whether connections are arriving.
   const metrics = createMetrics({ record: options.metrics });
   const { server, shutdown, isPipelined, acceptedSinceAsked, openConnections } = createHttpServer((req, res) => handle(req, res), {
     maxConnections: options.maxConnections,
-    onRefused: () => metrics.refused('connection_cap'),
+    onRefused: () => {
+      metrics.refused('connection_cap');
+      log.refused('connection_cap');
+    },
   });
   const tier = await loadTier(options.tier).createTier({
-    ...options, deferTurn: acceptedSinceAsked, onRestart: (kind) => metrics.restarted(kind),
+    ...options, deferTurn: acceptedSinceAsked, onRestart: (kind) => metrics.restarted(kind), log: tierLog(log),
   });
   const name = tier.name ?? options.tier;
   metrics.watch({ name, tier, openConnections });
   const exposition = cluster.isWorker ? clusterMetricsClient(metrics.registry) : () => metrics.registry.metrics();
-  const handle = createApp({ tier: name, generateQrCode: tier.run, isPipelined, metrics, exposition });
+  const handle = createApp({ tier: name, generateQrCode: tier.run, isPipelined, metrics, exposition, log });
   // Before the ready line: a supervisor may send SIGTERM the moment it reads it.
-  onShutdownSignal(async () => {
+  onShutdownSignal(log, async () => {
     // Stop accepting, answer what is in flight, and close every keep-alive
     // connection once it is idle instead of waiting out its timeout.
     await shutdown();
@@ -106,19 +120,20 @@ async function serve(options) {
   if (cluster.isPrimary) {
     const { address, port } = server.address();
     const running = tier.name && tier.name !== options.tier ? `${options.tier}: ${tier.name}` : options.tier;
-    sayCap(options);
-    console.log(`node-server (${running}) listening on http://${address}:${port}`);
+    sayCap(log, options);
+    const url = `http://${address}:${port}`;
+    log.info({ event: 'ready', url, tier: name }, `node-server (${running}) listening on ${url}`);
   }
 }
 
 /** Cluster primary: forks the workers, shares what the tier shares. */
-async function serveCluster(options) {
+async function serveCluster(options, log) {
   const adapter = loadTier(options.tier);
   // The primary's own: worker and upstream restarts, its process's figures.
   const metrics = createMetrics({ record: options.metrics });
   if (options.metrics) serveClusterMetrics(metrics.registry);
   const onRestart = (kind) => metrics.restarted(kind);
-  const shared = options.upstream ? undefined : await adapter.startShared?.({ ...options, onRestart });
+  const shared = options.upstream ? undefined : await adapter.startShared?.({ ...options, onRestart, log: tierLog(log) });
   const workerOptions = JSON.stringify({ ...options, upstream: shared?.upstream ?? options.upstream });
   // A worker that keeps dying young is forked again ever more slowly.
   const backoff = createBackoff();
@@ -127,19 +142,22 @@ async function serveCluster(options) {
   const fork = () => Object.assign(cluster.fork({ QR_WORKER_OPTIONS: workerOptions }), { forkedAt: Date.now() });
   cluster.on('listening', (worker, address) => {
     if (++listening === options.workers) {
-      sayCap(options);
-      console.log(`node-server (${options.tier}, ${options.workers} workers) listening on http://${options.host}:${address.port}`);
+      sayCap(log, options);
+      const url = `http://${options.host}:${address.port}`;
+      const message = `node-server (${options.tier}, ${options.workers} workers) listening on ${url}`;
+      log.info({ event: 'ready', url, tier: options.tier, workers: options.workers }, message);
     }
   });
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
-    if (listening < options.workers) fatal(new Error(`worker failed to start (exit ${signal ?? code})`));
+    if (listening < options.workers) fatal(log, new Error(`worker failed to start (exit ${signal ?? code})`));
     const delay = backoff.next(Date.now() - worker.forkedAt);
-    console.error(`worker ${worker.process.pid} exited with ${signal ?? code}; forking a new one in ${delay} ms`);
+    const fields = { event: 'restart', kind: 'worker', exited: worker.process.pid, status: signal ?? code, delay_ms: delay };
+    log.warn(fields, `worker ${worker.process.pid} exited with ${signal ?? code}; forking a new one in ${delay} ms`);
     metrics.restarted('worker');
     setTimeout(() => stopping || fork(), delay);
   });
-  onShutdownSignal(async () => {
+  onShutdownSignal(log, async () => {
     stopping = true;
     const exits = Object.values(cluster.workers).map(
       (worker) => new Promise((resolve) => worker.once('exit', resolve)),
@@ -152,20 +170,26 @@ async function serveCluster(options) {
 }
 
 /** Which connection cap is in force, once the server has started. */
-function sayCap({ maxConnections, openFiles }) {
-  console.error(`node-server: at most ${maxConnections} connections per process (open-file limit ${openFiles})`);
+function sayCap(log, { maxConnections, openFiles }) {
+  const fields = { event: 'start', pid: process.pid, max_connections: maxConnections, open_files: openFiles };
+  log.info(fields, `node-server: at most ${maxConnections} connections per process (open-file limit ${openFiles})`);
 }
 
-function onShutdownSignal(shutdown) {
+function onShutdownSignal(log, shutdown) {
   let started = false;
-  const handler = () => {
+  const handler = (signal) => {
     if (started) return;
     started = true;
+    // Clustered, the primary says it for the whole server.
+    if (cluster.isPrimary) log.info({ event: 'stop', signal }, 'node-server: stopping');
     setTimeout(() => {
-      console.error('node-server: shutdown timed out');
+      log.error({ event: 'stop' }, 'node-server: shutdown timed out');
       process.exit(1);
     }, SHUTDOWN_TIMEOUT_MS).unref();
-    shutdown().then(() => process.exit(0), fatal);
+    shutdown().then(() => {
+      if (cluster.isPrimary) log.info({ event: 'stopped' }, 'node-server: stopped');
+      process.exit(0);
+    }, (err) => fatal(log, err));
   };
   process.on('SIGTERM', handler);
   process.on('SIGINT', handler);
@@ -187,8 +211,9 @@ function main() {
     options.openFiles = openFileLimit();
     options.maxConnections = connectionCap(options.maxConnections, options.openFiles);
   }
+  const log = createLog({ access: options.accessLog });
   const run = cluster.isPrimary && options.workers > 1 ? serveCluster : serve;
-  run(options).catch(fatal);
+  run(options, log).catch((err) => fatal(log, err));
 }
 
 main();

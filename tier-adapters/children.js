@@ -4,7 +4,8 @@
 const { spawn } = require('node:child_process');
 const readline = require('node:readline');
 
-const READY_LINE = /listening on (http:\/\/\S+)/;
+// The URL ends at white space or a quote: the line may be a JSON log line.
+const READY_LINE = /listening on (http:\/\/[^\s"]+)/;
 const START_TIMEOUT_MS = 10_000;
 
 const owned = new Set();

@@ -7,9 +7,7 @@
 // `napi` is node-server's cheapest tier per request, where the same recording
 // weighs the most.
 const qr = require('./qr');
-
-const tier = (name) => qr.tiers.find((t) => t.name === name);
-const withArgs = (base, name, ...args) => ({ ...base, name, command: (options) => [...base.command(options), ...args] });
+const { variant } = require('../lib/variant');
 
 module.exports = {
   ...qr,
@@ -18,10 +16,10 @@ module.exports = {
   crossLine: undefined,
   frameworkCost: undefined,
   tiers: [
-    tier('napi'),
-    withArgs(tier('napi'), 'napi-no-metrics', '--no-metrics'),
-    tier('axum'),
-    withArgs(tier('axum'), 'axum-no-metrics', '--no-metrics'),
+    variant(qr, 'napi', 'napi'),
+    variant(qr, 'napi', 'napi-no-metrics', '--no-metrics'),
+    variant(qr, 'axum', 'axum'),
+    variant(qr, 'axum', 'axum-no-metrics', '--no-metrics'),
   ],
   pairs: [
     { tier: 'napi', against: 'napi-no-metrics', what: 'node-server, prom-client recording each request' },

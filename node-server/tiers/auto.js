@@ -5,7 +5,7 @@
 // The created tier's `name` says which one runs (/healthz reports it).
 const CHOICES = ['napi', 'wasm', 'js'];
 
-async function createTier(options = {}, { log = console.error } = {}) {
+async function createTier(options = {}, { log = options.log?.info ?? console.error } = {}) {
   const reasons = [];
   for (const name of CHOICES) {
     try {

@@ -6,10 +6,10 @@
 const { createHttpUpstreamTier } = require('tier-adapters');
 const { superviseQrServer } = require('../lib/qr-server-process');
 
-async function createTier({ upstream, maxQueue, onRestart } = {}) {
-  const owned = upstream ? undefined : await superviseQrServer({ onRestart: () => onRestart?.('upstream') });
+async function createTier({ upstream, maxQueue, onRestart, log } = {}) {
+  const owned = upstream ? undefined : await startShared({ onRestart, log });
   const forward = createHttpUpstreamTier({
-    url: upstream ?? owned.url,
+    url: upstream ?? owned.upstream,
     path: (text) => `/qrcode?text=${encodeURIComponent(text)}`,
     name: 'qr upstream',
     // Below node-server's 10 s idle timeout, so the client gets the 504.
@@ -34,8 +34,8 @@ async function createTier({ upstream, maxQueue, onRestart } = {}) {
 }
 
 /** For cluster mode: the primary supervises one qr_server all workers share. */
-async function startShared({ onRestart } = {}) {
-  const shared = await superviseQrServer({ onRestart: () => onRestart?.('upstream') });
+async function startShared({ onRestart, log } = {}) {
+  const shared = await superviseQrServer({ onRestart: () => onRestart?.('upstream'), log: log?.warn });
   return { upstream: shared.url, close: () => shared.close() };
 }
 

@@ -12,8 +12,8 @@ const { createRpcTier } = require('tier-adapters');
 const { superviseQrServer } = require('../lib/qr-server-process');
 const { coreError } = require('../lib/errors');
 
-async function createTier({ upstream, maxQueue, onRestart } = {}) {
-  const owned = upstream ? undefined : await startShared({ onRestart });
+async function createTier({ upstream, maxQueue, onRestart, log } = {}) {
+  const owned = upstream ? undefined : await startShared({ onRestart, log });
   const rpc = createRpcTier({
     path: socketPath(upstream ?? owned.upstream),
     name: 'qr rpc',
@@ -38,12 +38,12 @@ async function createTier({ upstream, maxQueue, onRestart } = {}) {
 }
 
 /** For cluster mode: the primary supervises one qr_server all workers share. */
-async function startShared({ onRestart } = {}) {
+async function startShared({ onRestart, log } = {}) {
   // Private to this user: nobody else can connect to the socket or swap it.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-rpc-'));
   const rpc = path.join(dir, 'qr_server.sock');
   try {
-    const server = await superviseQrServer({ rpc, onRestart: () => onRestart?.('upstream') });
+    const server = await superviseQrServer({ rpc, onRestart: () => onRestart?.('upstream'), log: log?.warn });
     return {
       upstream: `unix:${rpc}`,
       async close() {

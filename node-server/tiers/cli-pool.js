@@ -7,7 +7,7 @@ const { createStdioPoolTier } = require('tier-adapters');
 const { binaryPath } = require('../lib/binaries');
 const { coreError } = require('../lib/errors');
 
-async function createTier({ maxQueue, onRestart, poolSize = os.availableParallelism() } = {}) {
+async function createTier({ maxQueue, onRestart, log, poolSize = os.availableParallelism() } = {}) {
   return createStdioPoolTier({
     command: binaryPath('qr_cli'),
     args: ['--serve'],
@@ -15,6 +15,7 @@ async function createTier({ maxQueue, onRestart, poolSize = os.availableParallel
     size: poolSize,
     maxQueue,
     onRestart: () => onRestart?.('child'),
+    log: log?.warn,
     decodeError: (status, payload) => coreError(status, payload.toString('utf8')),
   });
 }

@@ -4,6 +4,7 @@ mod app;
 mod fd_limit;
 mod health_check;
 mod limits;
+mod log;
 mod metrics;
 mod query;
 mod rpc;
@@ -15,7 +16,7 @@ use std::sync::Arc;
 
 const USAGE: &str = "\
 Usage: qr_server [--host HOST] [--port PORT] [--max-connections N] [--blocking [--max-queue N]]
-                 [--rpc PATH] [--no-metrics] [--until-stdin-closes]
+                 [--rpc PATH] [--no-metrics] [--access-log] [--until-stdin-closes]
        qr_server --health-check [--host HOST] [--port PORT]
 
   --host HOST          address to listen on (env HOST, default 127.0.0.1)
@@ -31,6 +32,7 @@ Usage: qr_server [--host HOST] [--port PORT] [--max-connections N] [--blocking [
                        socket file there is replaced, ours removed at exit
   --no-metrics         neither count nor time requests, no GET /metrics
                        (env QR_METRICS=off; docs/operations.md, \"Metrics\")
+  --access-log         log a line per request (env QR_ACCESS_LOG=on)
   --until-stdin-closes also stop (as on SIGTERM) when stdin closes: a parent
                        process that holds the other end cannot die without
                        stopping this one, even by SIGKILL
@@ -38,11 +40,13 @@ Usage: qr_server [--host HOST] [--port PORT] [--max-connections N] [--blocking [
                        (loopback if HOST is every address) for /healthz,
                        exit 0 on 200 and 1 otherwise (a container's check)
 
-Routes: GET /qrcode?text=..., GET /healthz, GET /metrics (Prometheus). Raises its soft open-file limit
-to the hard one and says on stderr which connection cap is in force (HTTP
-and RPC connections together). Prints `qr_server rpc listening on unix:PATH`
-(with --rpc), then `qr_server listening on http://ADDR` when ready; SIGINT or
-SIGTERM stops accepting, finishes in-flight requests and calls, exits 0.
+Routes: GET /qrcode?text=..., GET /healthz, GET /metrics (Prometheus). Raises
+its soft open-file limit to the hard one and says which connection cap is in
+force (HTTP and RPC connections together). Logs one JSON object per line on
+stdout (docs/operations.md, \"Logs\"), the ready ones with the messages
+`qr_server rpc listening on unix:PATH` (with --rpc), then `qr_server
+listening on http://ADDR`; SIGINT or SIGTERM stops accepting, finishes
+in-flight requests and calls, exits 0.
 ";
 
 struct Options {
@@ -53,6 +57,7 @@ struct Options {
     blocking: bool,
     rpc: Option<PathBuf>,
     metrics: bool,
+    access_log: bool,
     until_stdin_closes: bool,
     health_check: bool,
 }
@@ -76,6 +81,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
         blocking: false,
         rpc: None,
         metrics: std::env::var("QR_METRICS").map_or(true, |v| v != "off"),
+        access_log: std::env::var("QR_ACCESS_LOG").is_ok_and(|v| v == "on"),
         until_stdin_closes: false,
         health_check: false,
     };
@@ -92,6 +98,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
             "--blocking" => options.blocking = true,
             "--rpc" => options.rpc = Some(args.next().ok_or("--rpc needs a path")?.into()),
             "--no-metrics" => options.metrics = false,
+            "--access-log" => options.access_log = true,
             "--until-stdin-closes" => options.until_stdin_closes = true,
             "--health-check" => options.health_check = true,
             "--max-connections" => {
@@ -124,11 +131,12 @@ fn main() -> ExitCode {
             }
         };
     }
+    let _written_at_exit = log::init();
     let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
     match runtime.block_on(serve(options)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("qr_server: {message}");
+            tracing::error!(event = "fatal", "qr_server: {message}");
             ExitCode::FAILURE
         }
     }
@@ -154,6 +162,7 @@ async fn serve(options: Options) -> Result<(), String> {
     let connections = Arc::new(tokio::sync::Semaphore::new(max_connections));
     let (draining_tx, draining) = tokio::sync::watch::channel(false);
     let metrics = Arc::new(metrics::Metrics::new(connections.clone(), max_connections));
+    let log = Arc::new(log::Log::new(options.access_log));
     let rpc = match &options.rpc {
         Some(path) => {
             let (listener, file) = rpc::bind(path)
@@ -162,19 +171,29 @@ async fn serve(options: Options) -> Result<(), String> {
                 listener,
                 connections.clone(),
                 metrics.clone(),
+                log.clone(),
                 draining,
             ));
             Some((accepting, file, path))
         }
         None => None,
     };
-    eprintln!("qr_server: at most {max_connections} connections (open-file limit {open_files})");
+    tracing::info!(
+        event = "start",
+        pid = std::process::id(),
+        max_connections,
+        open_files,
+        "qr_server: at most {max_connections} connections (open-file limit {open_files})"
+    );
     if let Some((_, _, path)) = &rpc {
-        println!("qr_server rpc listening on unix:{}", path.display());
+        let url = format!("unix:{}", path.display());
+        tracing::info!(event = "ready", url, "qr_server rpc listening on {url}");
     }
-    println!("qr_server listening on http://{local}");
+    let url = format!("http://{local}");
+    tracing::info!(event = "ready", url, "qr_server listening on {url}");
     let stop = async move {
         shutdown.await;
+        tracing::info!(event = "stop", "qr_server: stopping");
         let _ = draining_tx.send(true);
     };
     let router = app::router(generation, metrics.clone(), options.metrics);
@@ -183,8 +202,11 @@ async fn serve(options: Options) -> Result<(), String> {
         router,
         connections,
         max_connections,
-        metrics,
-        options.metrics,
+        serve::Observers {
+            metrics,
+            record: options.metrics,
+            log,
+        },
         stop,
     );
     let rpc_done = async {
@@ -196,6 +218,7 @@ async fn serve(options: Options) -> Result<(), String> {
         }
     };
     tokio::join!(http, rpc_done);
+    tracing::info!(event = "stopped", "qr_server: stopped");
     Ok(())
 }
 

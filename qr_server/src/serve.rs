@@ -21,6 +21,7 @@ use tower::ServiceExt;
 
 use crate::fd_limit::out_of_descriptors;
 use crate::limits::{HEADER_READ_TIMEOUT, LINGERING_REFUSALS, SHUTDOWN_TIMEOUT, WRITE_TIMEOUT};
+use crate::log::{request_id, Log};
 use crate::metrics::{route_of, Metrics, Refusal};
 
 /// What a connection over the cap reads before it is closed.
@@ -30,13 +31,24 @@ content-length: 11\r\n\r\nserver busy";
 /// How long a refused connection may keep sending before it is cut off.
 const LINGER: Duration = Duration::from_secs(2);
 
+/// What watches the server: metrics (`record`: count and time each request
+/// too) and the log.
+pub struct Observers {
+    pub metrics: Arc<Metrics>,
+    pub record: bool,
+    pub log: Arc<Log>,
+}
+
 pub async fn serve(
     listener: TcpListener,
     router: Router,
     connections: Arc<Semaphore>,
     max_connections: usize,
-    metrics: Arc<Metrics>,
-    record: bool,
+    Observers {
+        metrics,
+        record,
+        log,
+    }: Observers,
     shutdown: impl Future<Output = ()>,
 ) {
     let mut builder = http1::Builder::new();
@@ -63,6 +75,7 @@ pub async fn serve(
                     drop(spare.take());
                     if let Ok((stream, _)) = listener.accept().await {
                         metrics.refused(Refusal::connection_cap);
+                        log.refused("connection_cap", None);
                         tokio::spawn(refuse_at_once(stream));
                     }
                     continue;
@@ -77,6 +90,7 @@ pub async fn serve(
         };
         let Ok(open) = connections.clone().try_acquire_owned() else {
             metrics.refused(Refusal::connection_cap);
+            log.refused("connection_cap", None);
             match lingering.clone().try_acquire_owned() {
                 Ok(slot) => tokio::spawn(async move {
                     refuse(stream).await;
@@ -88,8 +102,14 @@ pub async fn serve(
         };
         let _ = stream.set_nodelay(true);
         let recorder = record.then(|| metrics.clone());
-        let connection =
-            serve_connection(&builder, stream, router.clone(), recorder, draining.clone());
+        let connection = serve_connection(
+            &builder,
+            stream,
+            router.clone(),
+            recorder,
+            log.clone(),
+            draining.clone(),
+        );
         tokio::spawn(async move {
             connection.await;
             drop(open);
@@ -111,6 +131,7 @@ fn serve_connection(
     stream: TcpStream,
     router: Router,
     metrics: Option<Arc<Metrics>>,
+    log: Arc<Log>,
     mut draining: watch::Receiver<bool>,
 ) -> impl Future<Output = ()> {
     let busy = Arc::new(AtomicBool::new(false));
@@ -126,12 +147,30 @@ fn serve_connection(
         let done = done.clone();
         let draining_now = draining_now.clone();
         let metrics = metrics.clone();
+        let log = log.clone();
         async move {
             // Every answer the router gives, its refusals included.
-            let observed = metrics.map(|m| (m, route_of(request.uri().path()), Instant::now()));
+            let route = route_of(request.uri().path());
+            let started = Instant::now();
+            let given_id = request.headers().get("x-request-id").cloned();
+            let accessed = log
+                .access
+                .then(|| (request.method().clone(), request.uri().path().to_owned()));
             let mut response = router.oneshot(request.map(axum::body::Body::new)).await?;
-            if let Some((metrics, route, started)) = observed {
-                metrics.observe(route, response.status().as_u16(), started.elapsed());
+            let status = response.status().as_u16();
+            if let Some(metrics) = metrics {
+                metrics.observe(route, status, started.elapsed());
+            }
+            if status >= 500 || accessed.is_some() {
+                let id = request_id(given_id.as_ref());
+                match status {
+                    503 => log.refused("queue_full", Some(&id)),
+                    500.. => log.failed(&id, route, status),
+                    _ => {}
+                }
+                if let Some((method, path)) = accessed {
+                    log.access(&id, method.as_str(), &path, status, started.elapsed());
+                }
             }
             if *draining_now.borrow() {
                 let close = HeaderValue::from_static("close");

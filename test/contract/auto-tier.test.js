@@ -51,7 +51,9 @@ describe('tier auto', () => {
       try {
         const health = JSON.parse((await get(server.url, '/healthz')).body);
         assert.equal(health.tier, runs);
-        const [line] = server.output().split('\n').filter((l) => l.startsWith('node-server: tier auto runs'));
+        // The server's log is JSON lines (docs/operations.md, "Logs").
+        const [line] = server.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l).message)
+          .filter((message) => message.startsWith('node-server: tier auto runs'));
         assert.ok(line?.startsWith(`node-server: tier auto runs ${runs}`), server.output());
         if (because) assert.match(line, because);
         else assert.equal(line, `node-server: tier auto runs ${runs}`);

@@ -20,6 +20,7 @@ use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
 use crate::limits::{HEADER_READ_TIMEOUT, WRITE_TIMEOUT};
+use crate::log::Log;
 use crate::metrics::{Metrics, Refusal};
 
 pub use socket_file::SocketFile;
@@ -43,6 +44,7 @@ pub async fn serve(
     listener: UnixListener,
     connections: Arc<Semaphore>,
     metrics: Arc<Metrics>,
+    log: Arc<Log>,
     mut draining: watch::Receiver<bool>,
 ) {
     let generating = Arc::new(Semaphore::new(MAX_IN_FLIGHT));
@@ -62,6 +64,7 @@ pub async fn serve(
         // reconnect back-off spaces its retries.
         let Ok(open) = connections.clone().try_acquire_owned() else {
             metrics.refused(Refusal::connection_cap);
+            log.refused("connection_cap", None);
             continue;
         };
         let connection = serve_connection(

@@ -1,0 +1,69 @@
+'use strict';
+
+// One JSON object per line on stdout, with pino: the same keys qr_server's
+// tracing writes (`timestamp`, `level`, `message`, then the event's fields),
+// so one log pipeline parses both (docs/operations.md, "Logs").
+const crypto = require('node:crypto');
+const pino = require('pino');
+
+// What a client may send as its request id (nginx's $request_id is 32 hex
+// digits); anything else is replaced, so a client cannot forge log lines.
+const REQUEST_ID = /^[\w.:-]{1,64}$/;
+// Lines a second per kind of refusal or failure; the rest are counted and
+// the count rides on the next line let through: a flood of bad requests
+// must not become a flood of log lines.
+const LINES_PER_SECOND = 20;
+
+/** @param {{ access?: boolean }} [options] access: a line per request. */
+function createLog({ access = false } = {}) {
+  const logger = pino({
+    // No pid or hostname on every line, as on qr_server: the start line has the pid.
+    base: undefined,
+    messageKey: 'message',
+    timestamp: () => `,"timestamp":"${new Date().toISOString()}"`,
+    formatters: { level: (label) => ({ level: label.toUpperCase() }) },
+    // Written at once, in order, as console.log writes to a pipe. pino's
+    // batched (async) destination saved nothing measurable with the access
+    // log on (the JSON costs, not the write) and held tens of MB for a slow
+    // reader (docs/operations.md, "Logs").
+  }, pino.destination({ dest: 1, sync: true }));
+  const windows = new Map(); // kind -> { second, lines, suppressed }
+
+  /** A line of `kind`, unless this second's are spent. */
+  function limited(kind, level, fields, message) {
+    const second = Math.floor(Date.now() / 1000);
+    let window = windows.get(kind);
+    if (!window) windows.set(kind, (window = { second, lines: 0, suppressed: 0 }));
+    if (window.second !== second) Object.assign(window, { second, lines: 0 });
+    if (window.lines >= LINES_PER_SECOND) return void window.suppressed++;
+    window.lines++;
+    const suppressed = window.suppressed;
+    window.suppressed = 0;
+    logger[level](suppressed ? { ...fields, suppressed } : fields, message);
+  }
+
+  return {
+    logger,
+    access,
+    info: (fields, message) => logger.info(fields, message),
+    warn: (fields, message) => logger.warn(fields, message),
+    error: (fields, message) => logger.error(fields, message),
+    /** The request's id: the one it came with (X-Request-Id), or a new one; the same for every line of the request. */
+    requestId(req) {
+      if (req.id) return req.id;
+      const given = req.headers['x-request-id'];
+      req.id = typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+      return req.id;
+    },
+    /** A request refused 503 (`queue_full`) or a connection refused at the cap. */
+    refused(reason, fields = {}) {
+      limited(`refused ${reason}`, 'warn', { event: 'refused', reason, ...fields }, `refused (${reason})`);
+    },
+    /** A request answered 5xx other than 503. */
+    failed(fields, message) {
+      limited('failed', 'error', { event: 'failed', ...fields }, message);
+    },
+  };
+}
+
+module.exports = { createLog, LINES_PER_SECOND };
