@@ -75,8 +75,10 @@ function parseOptions(argv, env) {
   };
 }
 
+/** The reason it stops: a log line, and one plain line on stderr for whoever started it. */
 function fatal(log, err) {
   log.error({ event: 'fatal', error: err.message }, `node-server: ${err.message}`);
+  console.error(`node-server: ${err.message}`);
   process.exit(1);
 }
 

@@ -136,7 +136,9 @@ fn main() -> ExitCode {
     match runtime.block_on(serve(options)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
+            // A log line, and one plain line on stderr for whoever started it.
             tracing::error!(event = "fatal", "qr_server: {message}");
+            eprintln!("qr_server: {message}");
             ExitCode::FAILURE
         }
     }
