@@ -11,13 +11,13 @@ const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const { execFileSync, spawn } = require('node:child_process');
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { startTier } = require('../helpers/servers');
 const { getFresh, qrcodePath } = require('../helpers/http');
 const { connect } = require('../helpers/sockets');
 const { childPids, exeName, waitFor, within } = require('../helpers/processes');
+const { freePort } = require('../../deploy/start');
 
 const REQUESTS = 30;
 const NOT_FOUND = 3;
@@ -31,15 +31,6 @@ function hasPrometheus() {
   }
 }
 const SKIP = !hasPrometheus() && 'prometheus is not installed (scripts/setup.sh installs it)';
-
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 
 /**
  * Opens connections that send nothing until one is refused (503 at once),
