@@ -10,7 +10,7 @@ NODE_VERSION := $(shell cat .nvmrc)
 OTHER_NODE_VERSIONS := $(filter-out $(NODE_VERSION),$(shell awk '!/^\#/ && NF { print $$1 }' scripts/node-versions))
 export PATH := $(CURDIR)/target/node/$(NODE_VERSION)/bin:$(PATH)
 
-.PHONY: setup build build-rust build-napi build-wasm build-testing package image bench bench-core soak serve deploy scaffold test test-rust test-node test-node-lines fuzz lint clean
+.PHONY: setup build build-rust build-napi build-wasm build-testing package image bench bench-core soak serve deploy test test-rust test-node test-node-lines fuzz lint clean
 
 setup:
 	scripts/setup.sh
@@ -32,12 +32,8 @@ build-napi:
 build-testing:
 	scripts/build-testing.sh
 
-## A new hot function on the whole ladder in functions/$(NAME) (docs/porting.md).
-scaffold: setup
-	@test -n "$(NAME)" || { echo 'usage: make scaffold NAME=word-count'; exit 2; }
-	node scaffold/new.js $(NAME)
-
-## Every installable artifact in dist/: the addon and Wasm npm tarballs, static musl qr_server and qr_cli.
+## Every installable artifact in dist/: the addon and Wasm npm tarballs, the toolkit's
+## packages (tier-adapters, tier-bench, create-rust-ladder), static musl qr_server and qr_cli.
 package: build
 	scripts/package.sh
 
@@ -110,7 +106,7 @@ test-node-lines:
 	@for version in $(OTHER_NODE_VERSIONS); do \
 	  echo "test-node-lines: node $$version"; \
 	  PATH="$(CURDIR)/target/node/$$version/bin:$$PATH" ADVERSARIAL_QUICK=1 \
-	    node --test --test-concurrency=1 test/contract/contract.test.js test/artifacts/package.test.js test/resilience/adversarial.test.js test/resilience/shutdown.test.js test/resilience/faults.test.js || exit 1; \
+	    node --test --test-concurrency=1 test/contract/contract.test.js test/artifacts/package.test.js test/artifacts/toolkit-packages.test.js test/resilience/adversarial.test.js test/resilience/shutdown.test.js test/resilience/faults.test.js || exit 1; \
 	done
 
 clean:

@@ -15,7 +15,7 @@ const { parseArgs } = require('node:util');
 const { fmt } = require('./lib/report');
 const { sameMachine } = require('./lib/machine');
 
-const USAGE = `Usage: node bench/compare.js OLD.json NEW.json [options]
+const USAGE = `Usage: tier-bench-compare OLD.json NEW.json [options]   (here: node bench/compare.js)
 
   --rps F          how far a req/s ratio may move (default: 0.10)
   --cpu F          how far a CPU-per-request ratio may move (default: 0.05)

@@ -25,7 +25,7 @@ const { loadAddon } = require('../node-server/lib/addon');
 const { QrWasmRaw } = require('../node-server/lib/qr-wasm-raw');
 const { wasmFile } = require('../node-server/lib/wasm-files');
 
-const { CURVE_LENGTHS, textsOfLength } = require('./lib/texts');
+const { CURVE_LENGTHS, textsOfLength } = require('./config/texts');
 const texts = require('../test/fixtures/texts.json');
 
 const rawWasm = (file) => new QrWasmRaw(new WebAssembly.Module(fs.readFileSync(file)));

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 'use strict';
 
-// The main job: every tier under the same autocannon load, one report.
-// `node bench/run.js --help` for the options; `make bench` builds first.
+// tier-bench: every tier of a service under the same autocannon load, one
+// report. `tier-bench --help` for the options; in this repository
+// `node bench/run.js` (its bench.config.js), `make bench` builds first.
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -17,23 +18,23 @@ const report = require('./lib/report');
 const readme = require('./lib/readme');
 const soakReport = require('./lib/soak-report');
 const { soakTier, parseDuration } = require('./lib/soak');
-const { ROOT, startTier } = require('../harness/launch');
-const { loadConfig, tierOf, DEFAULT_CONFIG } = require('../harness/tier-config');
+const { startTier } = require('./lib/launch');
+const { loadConfig, tierOf, DEFAULT_CONFIG } = require('./lib/tier-config');
 
 const CURVE_CONNECTIONS = [1, 10, 100, 1000];
 const RATE_FRACTIONS = [0.25, 0.5, 0.9];
 
-const USAGE = `Usage: node bench/run.js [options]
+const USAGE = `Usage: tier-bench [options]   (in this repository: node bench/run.js)
 
 Every tier's server starts up front; all but the one being measured are
 stopped (SIGSTOP). Each round visits every tier in a rotated order, the
 anchor (the configuration's baseline) twice, and each tier's ratios to the
 anchor come from within one round: the report gives their median and range.
 
-  --config FILE       the service's tiers and request mix (default: bench/config/qr.js,
-                      the QR tiers: ${loadConfig().tiers.map((t) => t.name).join(',')})
+  --config FILE       the service's tiers and request mix (default: ${DEFAULT_CONFIG} in the
+                      current directory; its type: BenchConfig in tier-bench's index.d.ts)
   --tiers LIST        comma-separated (default: every tier of the configuration)
-  --workers LIST      node-server worker counts (default: 1,2)
+  --workers LIST      server worker counts, for tiers that take one (default: 1,2)
   --node LINE|PATH    the Node the servers run on: a supported line (22, 24, 26) or a
                       node executable (default: the node running this script; make uses .nvmrc's)
   --lines LIST        other Node lines for the cross-line section (default: every other
@@ -119,7 +120,7 @@ function parseOptions(argv) {
     oneConnection: quick ? { warmup: 0, duration: 1 } : { warmup: 1, duration: 2 },
     config,
     paths: requests.paths,
-    out: path.resolve(values.out ?? path.join(ROOT, soak ? 'bench/out/soak' : 'bench/out')),
+    out: path.resolve(values.out ?? (soak ? 'bench/out/soak' : 'bench/out')),
     readme: values.readme && path.resolve(values.readme),
     loadProcesses: Number(values['load-processes']),
     pin: values.pin ? pin(Math.max(...workers)) : null,
@@ -150,18 +151,20 @@ function pin(maxWorkers) {
 /** What every report says about how it was made. */
 function commonSettings(options) {
   return {
-    command: `node bench/run.js ${process.argv.slice(2).join(' ')}`.trim(),
+    // As typed: tier-bench from a project, node bench/run.js in this repository.
+    command: `${path.basename(process.argv[1]) === 'run.js' ? 'node bench/run.js' : 'tier-bench'} ${process.argv.slice(2).join(' ')}`.trim(),
     connections: options.connections,
     warmup: options.warmup,
     prewarm: options.prewarm,
     duration: options.duration,
-    config: path.relative(ROOT, options.config.file),
+    config: path.relative(process.cwd(), options.config.file),
     title: options.config.title,
     baseline: options.config.baseline,
     requests: { description: options.config.requests.description, paths: options.paths.length },
     references: Object.fromEntries(options.config.tiers.filter((t) => t.reference).map((t) => [t.name, t.reference])),
     frameworkCost: options.config.frameworkCost,
     pairs: options.config.pairs,
+    notes: options.config.notes,
     commit: options.commit,
     date: new Date().toISOString().slice(0, 10),
   };
@@ -169,7 +172,7 @@ function commonSettings(options) {
 
 /** The checked-out commit, "+changes" when the tree differs from it; null outside git. */
 function gitDescribe() {
-  const git = (...args) => spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' });
+  const git = (...args) => spawnSync('git', args, { encoding: 'utf8' });
   const head = git('rev-parse', '--short', 'HEAD');
   if (head.status !== 0) return null;
   const dirty = git('status', '--porcelain', '--untracked-files=no').stdout.trim();

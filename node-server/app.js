@@ -5,7 +5,7 @@ const path = require('node:path');
 const { monitorEventLoopDelay } = require('node:perf_hooks');
 const { textParam } = require('./lib/text-param');
 const { httpResponseFor } = require('./lib/errors');
-const { refuseLongUris, isInvalidTarget } = require('./lib/http-limits');
+const { refuseLongUris, isInvalidTarget } = require('tier-adapters');
 const { wasmDir } = require('./lib/wasm-files');
 
 const PUBLIC = path.join(__dirname, 'public');

@@ -5,12 +5,10 @@
 const cluster = require('node:cluster');
 const { parseArgs } = require('node:util');
 const { createApp } = require('./app');
-const { createBackoff } = require('tier-adapters');
 const { createMetrics } = require('./lib/metrics');
 const { createLog } = require('./lib/log');
 const { serveClusterMetrics, clusterMetricsClient } = require('./lib/cluster-metrics');
-const { createHttpServer, LIMITS } = require('./lib/http-server');
-const { openFileLimit, connectionCap } = require('./lib/fd-limit');
+const { createBackoff, createHttpServer, HTTP_LIMITS: LIMITS, openFileLimit, connectionCap } = require('tier-adapters');
 const { loadTier, tierNames } = require('./tiers');
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;

@@ -7,6 +7,9 @@
 #                                 linux-arm64-gnu, linux-arm64-musl, and wasm32-wasi
 #                                 (wasm32-wasip1-threads: the fallback anywhere else)
 #   qr-toolkit-wasm-VERSION.tgz   the Wasm package: nodejs and web builds behind `exports`
+#   tier-adapters-VERSION.tgz, tier-bench-VERSION.tgz, create-rust-ladder-VERSION.tgz
+#                                 the toolkit for any service: adapters + HTTP server, the
+#                                 benchmark command, the initializer (docs/porting.md)
 #   qr_server-x86_64-unknown-linux-musl, qr_cli-x86_64-unknown-linux-musl
 #                                 static executables: one file to deploy
 # Prints each artifact's size.
@@ -74,6 +77,13 @@ cp qr_wasm/pkg-web/qr_wasm.js qr_wasm/pkg-web/qr_wasm.d.ts qr_wasm/pkg-web/qr_wa
 # The web glue is an ES module: Node must read it as one.
 echo '{ "type": "module" }' > "$stage/web/package.json"
 (cd "$stage" && npm pack --silent --pack-destination "$OLDPWD/dist" >/dev/null)
+
+# The toolkit's own packages, nothing QR in them: the adapters with the HTTP
+# layer (tier-adapters), the benchmark as a command (tier-bench) and the
+# initializer (create-rust-ladder). No Rust inside: they install anywhere.
+for dir in tier-adapters bench scaffold; do
+  npm pack --silent --pack-destination dist "./$dir" >/dev/null
+done
 
 # Pure Rust down to the syscalls: Rust's self-contained musl target links a
 # static executable with no C toolchain beyond the system linker.

@@ -34,8 +34,8 @@ function spawnOwned(command, args, { detached = true, ...options } = {}) {
  * stderr is inherited, unless `onOutput` is given: then it, and every stdout
  * line, goes there (for a caller that shows a failed start's output). stdin
  * is a pipe this process never writes to: it closes when this process dies,
- * however it dies, so a child that stops when its stdin closes (qr_server
- * --until-stdin-closes) cannot outlive it.
+ * however it dies, so a child that stops when its stdin closes (a server with an option
+ * like --until-stdin-closes) cannot outlive it.
  * @returns {Promise<{ child: import('node:child_process').ChildProcess, url: string }>}
  */
 function spawnListening(command, args, { name = command, env, readyLine = READY_LINE, timeoutMs = START_TIMEOUT_MS, onOutput, detached } = {}) {

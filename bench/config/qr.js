@@ -1,12 +1,13 @@
 'use strict';
 
-// The default benchmark configuration: the QR service's tiers. A team
-// measuring its own service writes a file like this one and passes it with
-// `node bench/run.js --config FILE` (the scaffold writes one per function).
+// The QR service's benchmark configuration (bench.config.js at the root
+// points here, so `node bench/run.js` measures it). A team measuring its own
+// service writes a file like this one for `tier-bench --config FILE`
+// (create-rust-ladder writes one per function).
 const fs = require('node:fs');
 const path = require('node:path');
 const { TIERS } = require('../../node-server/tiers');
-const { FIXTURE, CURVE_LENGTHS, textsOfLength, qrcodePath } = require('../lib/texts');
+const { FIXTURE, CURVE_LENGTHS, textsOfLength, qrcodePath } = require('./texts');
 
 const ROOT = path.resolve(__dirname, '../..');
 const QR_SERVER_BIN = process.env.QR_SERVER_BIN || path.join(ROOT, 'target/release/qr_server');
@@ -14,7 +15,7 @@ const node = (exe, script, ...args) => [exe, path.join(ROOT, script), ...args];
 
 const texts = JSON.parse(fs.readFileSync(FIXTURE, 'utf8')).urls;
 
-/** @type {import('../../harness/tier-config').BenchConfig} */
+/** @type {import('../lib/tier-config').BenchConfig} */
 module.exports = {
   title: 'QR-code tiers',
   baseline: 'js',
@@ -53,6 +54,11 @@ module.exports = {
       singleProcess: true,
     },
   ],
+  notes: {
+    workers: 'node-server worker processes (`--workers`); `axum`, `axum-nginx` and `napi-node-http` ignore it',
+    body: 'the PNG, for the QR tiers',
+    tree: 'node-server and its `qr_cli` workers',
+  },
   // The tiers that hold state across requests in a long-lived process or child.
   soakTiers: ['cli-pool', 'wasm-raw', 'napi-async'],
   requests: {

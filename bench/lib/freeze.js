@@ -4,7 +4,7 @@
 // of a server's tree, SIGCONT when its turn comes. A stopped server's timers,
 // GC and idle threads then cost the measured one nothing.
 const fs = require('node:fs');
-const { treePids } = require('../../harness/proc-tree');
+const { treePids } = require('./proc-tree');
 
 function signalTree(root, signal) {
   for (const pid of treePids(root)) {

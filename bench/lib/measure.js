@@ -5,12 +5,12 @@
 // rounds.js), and the cost curves, fixed-rate latency and the wrk cross-check.
 // Load comes from load processes (load.js), memory and CPU from a sampler
 // process (sampler.js), the machine's steal and softirq from /proc/stat.
-const { execFileSync } = require('node:child_process');
+const { execFileSync, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { createSampler } = require('./sampler');
-const { reapedChildrenCpuSeconds } = require('../../harness/proc-tree');
+const { reapedChildrenCpuSeconds } = require('./proc-tree');
 const { runLoad } = require('./load');
 const { percentile } = require('./drive');
 const { resetEventLoop, readEventLoop } = require('./event-loop');
@@ -18,16 +18,19 @@ const { cpuTicks, cpuShares } = require('./machine');
 
 const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
 
-/** Mean PNG body bytes over `paths`, one request each (the outputs are deterministic). */
+/** Mean body bytes over `paths`, one request each (the outputs are deterministic). */
 async function meanBodyBytes(url, paths) {
   let bytes = 0;
   for (const p of paths) bytes += (await (await fetch(url + p)).arrayBuffer()).byteLength;
   return bytes / paths.length;
 }
 
+/** Whether wrk is on PATH: the cross-check is left out without it. */
+const hasWrk = () => !spawnSync('wrk', ['-v']).error;
+
 /** wrk on the same server, paths and connections: a second load generator's view. */
 function wrk(url, { paths, connections, seconds, cpus }) {
-  const lua = path.join(os.tmpdir(), `qr-bench-${process.pid}.lua`);
+  const lua = path.join(os.tmpdir(), `tier-bench-${process.pid}.lua`);
   fs.writeFileSync(lua, `local paths = {${paths.map((p) => JSON.stringify(p)).join(', ')}}\nlocal i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format("GET", paths[i])\nend\n`);
   const args = ['-t', '1', '-c', String(connections), '-d', `${seconds}s`, '--timeout', '30s', '-s', lua, url];
   const cpuBefore = reapedChildrenCpuSeconds();
@@ -121,7 +124,7 @@ async function visit(meter, { label, connections, paths, warmup, duration, oneCo
 async function curvesOf(meter, { tier, config, curves, connections, paths, clientCpus, main, single, baselineMax }) {
   const { curveWarmup: cw, curveDuration: cd } = curves;
   const result = {};
-  result.crossCheck = { wrk: wrk(meter.url, { paths, connections, seconds: curves.wrkSeconds, cpus: clientCpus }), autocannon: main.requestsPerSecond };
+  if (hasWrk()) result.crossCheck = { wrk: wrk(meter.url, { paths, connections, seconds: curves.wrkSeconds, cpus: clientCpus }), autocannon: main.requestsPerSecond };
   result.lengthCurve = [];
   for (const { length, paths: lengthPaths } of curves.lengths) {
     const r = await meter.window(closed(connections, lengthPaths, cw, cd), { label: `${tier} ${length} B` });

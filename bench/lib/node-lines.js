@@ -1,26 +1,26 @@
 'use strict';
 
 // The Node binaries the benchmark can run servers on: the supported lines
-// pinned in scripts/node-versions (scripts/setup.sh unpacks each into
-// target/node/VERSION), .nvmrc's line first, or any node executable by path.
+// pinned in scripts/node-versions of the directory it runs from (this
+// repository's scripts/setup.sh unpacks each into target/node/VERSION),
+// .nvmrc's line first, or any node executable by path.
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
-const ROOT = path.resolve(__dirname, '../..');
-const VERSIONS_FILE = path.join(ROOT, 'scripts/node-versions');
+const VERSIONS_FILE = 'scripts/node-versions';
 
-const binaryOf = (version) => path.join(ROOT, 'target/node', version, 'bin/node');
+const binaryOf = (version) => path.resolve('target/node', version, 'bin/node');
 
-/** Every pinned version, .nvmrc's first; [] outside this repository. */
+/** Every pinned version, .nvmrc's first; [] where there is no such file. */
 function supportedVersions() {
-  if (!fs.existsSync(VERSIONS_FILE)) return [];
+  if (!fs.existsSync(VERSIONS_FILE) || !fs.existsSync('.nvmrc')) return [];
   const versions = fs
     .readFileSync(VERSIONS_FILE, 'utf8')
     .split('\n')
     .filter((line) => line.trim() && !line.startsWith('#'))
     .map((line) => line.split(/\s+/)[0]);
-  const pinned = fs.readFileSync(path.join(ROOT, '.nvmrc'), 'utf8').trim();
+  const pinned = fs.readFileSync('.nvmrc', 'utf8').trim();
   return [pinned, ...versions.filter((v) => v !== pinned)];
 }
 

@@ -67,15 +67,14 @@ function bestIndices(values, better) {
   return new Set(values.map((v, i) => (v === best ? i : -1)).filter((i) => i >= 0));
 }
 
-// Benchmark-only rows (the configuration's `reference` tiers); results from
-// before configurations named them by tier.
-const isReference = (r) => r.reference ?? (r.tier === 'napi-node-http' || r.tier === 'axum-nginx');
+// Benchmark-only rows: the configuration's `reference` tiers.
+const isReference = (r) => Boolean(r.reference);
 const name = (r) => (isReference(r) ? `${r.tier} (ref.)` : r.tier);
 const baselineOf = (settings) => ('baseline' in settings ? settings.baseline : 'js');
 const anchorOf = (settings) => settings.anchor ?? baselineOf(settings);
 
 /** "1.23x" with the rounds' range, "(1.20-1.25)". */
-const factor = (x, digits = 2) => `${fmt(x, digits)}x`;
+const factor = (x, digits = 2) => (Number.isFinite(x) ? `${fmt(x, digits)}x` : 'n/a');
 const ranged = (st, invert = false, digits = 2) => {
   if (!st) return 'n/a';
   const [m, lo, hi] = invert ? [1 / st.median, 1 / st.max, 1 / st.min] : [st.median, st.min, st.max];
@@ -333,7 +332,7 @@ function curves(results, settings, out, files) {
   if (workers.length > 1) {
     const tiers = [...new Set(results.map((r) => r.tier))];
     const at = (t, w) => results.find((r) => r.tier === t && r.workers === w);
-    out.push('## Against workers', '', 'node-server worker processes (`--workers`); `axum`, `axum-nginx` and `napi-node-http` ignore it. req/s:', '');
+    out.push('## Against workers', '', `${settings.notes?.workers ?? 'Server worker processes (`--workers`)'}. req/s:`, '');
     out.push(table(['tier', ...workers.map((w) => `workers=${w}`)], tiers.map((t) => [t, ...workers.map((w) => fmt(at(t, w)?.requestsPerSecond, 0))])), '');
     files['workers-rps.svg'] = lineChart({
       title: 'Requests per second against node-server workers',
@@ -399,26 +398,24 @@ function howMeasured({ results, settings, machine }, out) {
   out.push(`- Pinning: ${settings.pin ? `load processes, sampler and wrk on CPU ${settings.pin.client} (every thread), servers on CPUs ${settings.pin.server}` : 'none: load generator and server share the CPUs'}.`);
   const clientMax = Math.max(...results.map((r) => r.loadGeneratorCpuCores));
   out.push(`- The load generator used up to ${fmt(clientMax, 2)} CPU cores ("load gen cores"); the memory sampler, a process of its own, up to ${fmt(Math.max(...results.map((r) => r.samplerCpuCores ?? 0)), 3)}.`);
-  out.push('- Body bytes: the response body alone (the PNG, for the QR tiers), mean over the requests; wire bytes: what autocannon read per response, headers included.');
+  out.push(`- Body bytes: the response body alone${settings.notes?.body ? ` (${settings.notes.body})` : ''}, mean over the requests; wire bytes: what autocannon read per response, headers included.`);
   out.push("- Memory: peak PSS (shared pages split between processes, /proc/PID/smaps_rollup) and RSS, summed over the server's process tree, sampled every 200 ms by the sampler process.");
   out.push('- Server CPU per request: user + system time of the whole tree (reaped children included) over the measured window, divided by 2xx responses.');
   const noLoop = results.filter((r) => !r.eventLoopDelayMs).map((r) => `\`${r.tier}\``);
   if (noLoop.length < results.length) out.push(
     `- Event-loop delay: \`monitorEventLoopDelay\` at 1 ms resolution inside node-server, the resolution subtracted (an idle loop reads 0); every worker reset at the start of the window and read at its end (matched by pid), the worst worker shown${noLoop.length ? `; n/a where no node-server serves (${[...new Set(noLoop)].join(', ')})` : ''}.`,
   );
-  const references = Object.entries(settings.references ?? {
-    'axum-nginx': 'deploy/nginx.conf in front of one qr_server; memory and CPU are nginx + qr_server',
-    'napi-node-http': 'the addon behind bare node:http, bench/reference/napi-node-http.js',
-  }).filter(([tier]) => results.some((r) => r.tier === tier));
+  const references = Object.entries(settings.references ?? {}).filter(([tier]) => results.some((r) => r.tier === tier));
   for (const [tier, what] of references) out.push(`- \`${tier}\` (reference): ${what}.`);
   if (settings.config) out.push(`- Tiers and requests: ${settings.config}.`);
-  out.push('- Absolute figures move with the machine from run to run (see "Rounds"); the ratios are what a second run reproduces: `node bench/compare.js OLD.json NEW.json` compares them.');
+  const compare = settings.command?.startsWith('tier-bench') ? 'tier-bench-compare' : 'node bench/compare.js';
+  out.push(`- Absolute figures move with the machine from run to run (see "Rounds"); the ratios are what a second run reproduces: \`${compare} OLD.json NEW.json\` compares them.`);
 }
 
 /** Every file of the report, by name. */
 function render(report) {
   const { results, settings, machine } = report;
-  const out = [`# ${settings.title ?? 'QR-code tiers'}: benchmark report`, ''];
+  const out = [`# ${settings.title}: benchmark report`, ''];
   const files = {};
   mainTables(results, settings, machine, out);
   relativeTables(results, settings, machine, out);

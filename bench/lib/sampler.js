@@ -4,7 +4,7 @@
 // its own: reading smaps_rollup every 200 ms is synchronous work that would
 // otherwise delay the load generator's event loop and be billed to it.
 const { fork } = require('node:child_process');
-const { sampleTree } = require('../../harness/proc-tree');
+const { sampleTree } = require('./proc-tree');
 
 const SAMPLE_MS = 200;
 

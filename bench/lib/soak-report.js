@@ -15,7 +15,7 @@ function verdict(r) {
 }
 
 function markdown({ results, settings, machine }) {
-  const out = ['# QR-code tiers: soak report', ''];
+  const out = [`# ${settings.title}: soak report`, ''];
   out.push(
     `Pass: RSS of the server's process tree grows less than ${MAX_GROWTH * 100}% from the start to the end of the measured window, with zero errors and zero non-2xx.`,
     '',
@@ -31,10 +31,10 @@ function markdown({ results, settings, machine }) {
   out.push(`- Command: \`${settings.command}\``);
   out.push(`- Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGB} GB; ${machine.os}; node ${machine.node}, autocannon ${machine.autocannon}`);
   out.push(
-    `- Load: autocannon in the benchmark process, ${settings.connections} connections, ${settings.requests ? `${settings.requests.paths} requests in rotation (${settings.requests.description})` : `the ${settings.texts.length} URLs in rotation`}, one node-server process per tier; ${settings.warmup} s warm-up on the same connections, then ${fmt(settings.duration / 60)} min measured.`,
+    `- Load: autocannon in the benchmark process, ${settings.connections} connections, ${settings.requests ? `${settings.requests.paths} requests in rotation (${settings.requests.description})` : `the ${settings.texts.length} URLs in rotation`}, one server per tier; ${settings.warmup} s warm-up on the same connections, then ${fmt(settings.duration / 60)} min measured.`,
   );
   out.push(
-    '- RSS: VmRSS summed over the server\'s process tree (node-server and its `qr_cli` workers), sampled every second. "start" and "end" are the means of the first and last tenth of the measured window; "trend" is the least-squares slope over all samples.',
+    `- RSS: VmRSS summed over the server's process tree (${settings.notes?.tree ?? 'the server and its child processes'}), sampled every second. "start" and "end" are the means of the first and last tenth of the measured window; "trend" is the least-squares slope over all samples.`,
   );
   out.push('- RSS over time: chart.svg; every sample: results.json.');
   return `${out.join('\n')}\n`;

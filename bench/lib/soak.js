@@ -3,9 +3,9 @@
 // Soak: one tier under steady load for minutes; its process tree's RSS is
 // sampled every second to see whether memory settles or keeps growing.
 const { drive } = require('./drive');
-const { startTier } = require('../../harness/launch');
-const { tierOf } = require('../../harness/tier-config');
-const { sampleTree } = require('../../harness/proc-tree');
+const { startTier } = require('./launch');
+const { tierOf } = require('./tier-config');
+const { sampleTree } = require('./proc-tree');
 
 const SAMPLE_MS = 1000;
 // Share of the measured window averaged at each end: one sample is noise.

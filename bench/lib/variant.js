@@ -3,7 +3,7 @@
 /**
  * A configuration's tier started with extra arguments, under a name of its
  * own: the same server with one switch flipped, to measure what it costs.
- * @param {import('../../harness/tier-config').BenchConfig} config
+ * @param {import('./tier-config').BenchConfig} config
  */
 function variant(config, tierName, name, ...args) {
   const base = config.tiers.find((t) => t.name === tierName);

@@ -17,7 +17,7 @@ const TIERS = [
   { name: 'napi-async', level: 3, runs: "napi-rs `AsyncTask` on libuv's thread pool", rust: true, load: () => require('./napi-async') },
   { name: 'axum-proxy', level: 4, runs: 'express forwards `/qrcode` to the axum server', rust: true, load: () => require('./axum-proxy') },
   { name: 'axum-rpc', level: 4, runs: 'express calls the axum server over a Unix socket, many calls per connection', rust: true, load: () => require('./axum-rpc') },
-  // Not node-server: qr_server answers on its own (harness/launch.js starts it).
+  // Not node-server: qr_server answers on its own (bench/lib/launch.js starts it).
   { name: 'axum', level: 4, runs: 'the axum server alone', rust: true, server: 'qr_server' },
 ];
 

@@ -17,7 +17,7 @@ use crate::query::text_param;
 pub const GENERATION_FAILED: &str = "failed generating qr code";
 pub const SERVER_BUSY: &str = "server busy";
 /// The longest request target served; node-server has the same limit and text
-/// (node-server/lib/http-limits.js).
+/// (tier-adapters/http-limits.js).
 pub const MAX_REQUEST_TARGET_BYTES: usize = 8192;
 pub const URI_TOO_LONG: &str = "uri too long (limit 8192 bytes)";
 

@@ -1,5 +1,5 @@
 //! The bounds that keep one client from taking the server down. Each has a
-//! counterpart in node-server (node-server/lib/http-server.js) of the same order.
+//! counterpart in node-server (tier-adapters/http-server.js) of the same order.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;

@@ -11,7 +11,7 @@ const { startServer, ROOT } = require('../helpers/servers');
 const { get, getFresh, qrcodePath } = require('../helpers/http');
 const { decodeQrPng } = require('../helpers/decode');
 const { childPids, commName, exeName, isAlive, waitFor } = require('../helpers/processes');
-const { treePids } = require('../../harness/proc-tree');
+const { treePids } = require('../../bench/lib/proc-tree');
 
 const URI_TOO_LONG = 'uri too long (limit 8192 bytes)';
 

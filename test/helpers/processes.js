@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { childPids } = require('../../harness/proc-tree');
+const { childPids } = require('../../bench/lib/proc-tree');
 
 /** The executable name of a pid, or null once it is gone. */
 function commName(pid) {

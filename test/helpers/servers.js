@@ -1,4 +1,18 @@
 'use strict';
 
-// The tests start servers exactly as the benchmark does.
-module.exports = require('../../harness/launch');
+// The benchmark's launcher bound to the QR service's configuration.
+const path = require('node:path');
+const launch = require('../../bench/lib/launch');
+const { loadConfig } = require('../../bench/lib/tier-config');
+
+const ROOT = path.resolve(__dirname, '../..');
+const QR_CONFIG = path.join(ROOT, 'bench/config/qr.js');
+const qr = () => loadConfig(QR_CONFIG);
+
+module.exports = {
+  ROOT,
+  QR_CONFIG,
+  startServer: launch.startServer,
+  startTier: (tier, options = {}) => launch.startTier(tier, { config: qr(), ...options }),
+  tierCommand: (tier, options = {}) => launch.tierCommand(tier, { config: qr(), ...options }),
+};

@@ -17,8 +17,8 @@ const { get, getFresh, qrcodePath, parseResponses } = require('../helpers/http')
 const { decodeQrPng } = require('../helpers/decode');
 const { childPids, waitFor, within } = require('../helpers/processes');
 const { TIERS } = require('../helpers/tiers');
-const { sampleTree } = require('../../harness/proc-tree');
-const { LINGER_MS } = require('../../node-server/lib/http-limits');
+const { sampleTree } = require('../../bench/lib/proc-tree');
+const { LINGER_MS } = require('tier-adapters');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const MB = 1e6;
@@ -27,7 +27,7 @@ const MAX_GROWTH_BYTES = 100 * MB;
 const VICTIM_P50_MS = 100;
 // The machine is shared and noisy: the worst single wait gets slack.
 const VICTIM_MAX_MS = 1000;
-// The servers' timeouts (node-server/lib/http-server.js, qr_server/src/limits.rs).
+// The servers' timeouts (tier-adapters/http-server.js, qr_server/src/limits.rs).
 const IDLE_TIMEOUT_MS = 10_000;
 // `make test-node-lines` runs the attacks on the other supported Node lines
 // with ADVERSARIAL_QUICK set: every tier single-process, without the cluster

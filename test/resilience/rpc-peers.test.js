@@ -15,7 +15,7 @@ const { createRpcTier } = require('tier-adapters');
 const { startServer, ROOT } = require('../helpers/servers');
 const { decodeQrPng } = require('../helpers/decode');
 const { waitFor, within } = require('../helpers/processes');
-const { sampleTree } = require('../../harness/proc-tree');
+const { sampleTree } = require('../../bench/lib/proc-tree');
 
 const QR_SERVER = process.env.QR_SERVER_BIN || path.join(ROOT, 'target/release/qr_server');
 const MB = 1e6;

@@ -12,7 +12,7 @@ const { qrcodePath, parseResponses } = require('../helpers/http');
 const { commName, isAlive, waitFor, within } = require('../helpers/processes');
 const { connect } = require('../helpers/sockets');
 const { TIERS } = require('../helpers/tiers');
-const { treePids } = require('../../harness/proc-tree');
+const { treePids } = require('../../bench/lib/proc-tree');
 
 const SHUTDOWN_LIMIT_MS = 10_000;
 // `make test-node-lines` runs the drain on the other supported Node lines

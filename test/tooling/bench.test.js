@@ -10,7 +10,7 @@ const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const { ROOT, startTier } = require('../../harness/launch');
+const { ROOT, startTier, QR_CONFIG } = require('../helpers/servers');
 const { openLoop } = require('../../bench/lib/load');
 const { percentile } = require('../../bench/lib/drive');
 const { resetEventLoop, readEventLoop } = require('../../bench/lib/event-loop');
@@ -18,7 +18,7 @@ const { TIERS, RUST_TIERS } = require('../helpers/tiers');
 const readme = require('../../bench/lib/readme');
 const { roundOrder, summarize } = require('../../bench/lib/rounds');
 const { freeze, thaw, isFrozen } = require('../../bench/lib/freeze');
-const { treePids } = require('../../harness/proc-tree');
+const { treePids } = require('../../bench/lib/proc-tree');
 
 const RUN = path.join(ROOT, 'bench/run.js');
 const COMPARE = path.join(ROOT, 'bench/compare.js');

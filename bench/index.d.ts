@@ -1,0 +1,72 @@
+import type { ChildProcess } from 'node:child_process';
+
+/** One server the benchmark starts: it must listen on a free port and print its URL. */
+export interface BenchTier {
+  name: string;
+  /** The command line; `node` is the node executable to run it with, where it runs on Node. */
+  command(options: { workers: number; env?: NodeJS.ProcessEnv; node: string }): string[];
+  /** The line with the URL as group 1 (default: `listening on (http://...)`). */
+  ready?: RegExp;
+  /** The server answers `/metrics/event-loop` (node-server's per-worker reading). */
+  eventLoop?: boolean;
+  /** The started process only launches the servers: left out of the figures. */
+  launcher?: boolean;
+  /** A benchmark-only row; what it is. */
+  reference?: string;
+  /** Takes no worker count: measured at the first worker count only. */
+  singleProcess?: boolean;
+}
+
+export interface BenchConfig {
+  title: string;
+  /** The anchor every ratio is read against, within each interleaved round (default `js`). */
+  baseline?: string;
+  /** Tiers also measured on every other supported Node line. */
+  crossLine?: string[];
+  /** Two tiers making the same call behind the service's framework and behind a bare server. */
+  frameworkCost?: { framework: string; bare: string; what: string };
+  /** Two tiers each that differ in one thing (`what`): `tier` over `against`, per round. */
+  pairs?: { tier: string; against: string; what: string }[];
+  /** The report's words for what `--workers` counts and what a response body is. */
+  notes?: { workers?: string; body?: string };
+  tiers: BenchTier[];
+  /** The tiers `--soak` runs by default. */
+  soakTiers?: string[];
+  requests: {
+    description: string;
+    /** GET paths, in rotation. */
+    paths: string[];
+    /** Input lengths for the cost-against-size curve, with `ofLength`. */
+    lengths?: number[];
+    /** Paths whose input is `bytes` long. */
+    ofLength?: (bytes: number) => string[];
+  };
+}
+
+export interface StartedServer {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<number | string | null>;
+  output(): string;
+}
+
+/** Returns `config` as it is: `module.exports = defineConfig({ ... })` types the file. */
+export function defineConfig(config: BenchConfig): BenchConfig;
+/** Loads and checks a configuration file (default: bench.config.js in the current directory). */
+export function loadConfig(file?: string): BenchConfig & { file: string };
+export function tierOf(config: BenchConfig, name: string): BenchTier;
+/** Starts a tier's server as the benchmark does; resolves once it prints its URL. */
+export function startTier(
+  tier: string,
+  options?: { config?: BenchConfig; workers?: number; args?: string[]; cpus?: string; env?: NodeJS.ProcessEnv; node?: string; timeoutMs?: number },
+): Promise<StartedServer>;
+export function startServer(
+  command: string,
+  args: string[],
+  options?: { env?: NodeJS.ProcessEnv; timeoutMs?: number; ready?: RegExp },
+): Promise<StartedServer>;
+export function tierCommand(
+  tier: string,
+  options?: { config?: BenchConfig; workers?: number; args?: string[]; cpus?: string; env?: NodeJS.ProcessEnv; node?: string },
+): [string, string[]];
+export const READY_LINE: RegExp;

@@ -1,0 +1,25 @@
+'use strict';
+
+// tier-bench's view of this service: every tier's server and the requests
+// (`npm run {{name}}:bench`; the options: `npx tier-bench --help`).
+const path = require('node:path');
+const { defineConfig } = require('tier-bench');
+const corpus = require('./js/corpus');
+const { tierNames } = require('./js/tiers');
+
+const inputPath = (input) => `/{{name}}?input=${encodeURIComponent(input)}`;
+
+module.exports = defineConfig({
+  title: '{{name}} tiers',
+  baseline: 'js',
+  tiers: tierNames.map((name) => ({
+    name,
+    command: ({ node }) => [node, path.join(__dirname, 'js/server.js'), '--tier', name, '--port', '0'],
+  })),
+  soakTiers: ['cli-pool', 'napi-async'],
+  notes: { workers: 'js/server.js is one process: it takes no worker count', body: "the function's output" },
+  requests: {
+    description: 'the valid inputs of corpus.json',
+    paths: corpus.valid.map(inputPath),
+  },
+});

@@ -1,0 +1,68 @@
+#!/usr/bin/env node
+'use strict';
+
+// The service: GET /{{name}}?input=... answers the function's output, run by
+// the tier named by --tier, from tier-adapters' bounded HTTP server (limits,
+// timeouts, the pipelining gate, the connection cap, the drain on SIGTERM).
+// Prints "{{name}} (<tier>) listening on http://ADDR".
+const express = require('express');
+const { parseArgs } = require('node:util');
+const { createHttpServer, refuseLongUris, openFileLimit, connectionCap } = require('tier-adapters');
+const { createTier, tierNames } = require('./tiers');
+const { httpResponseFor } = require('./errors');
+
+const { values } = parseArgs({
+  options: {
+    tier: { type: 'string', default: 'js' },
+    host: { type: 'string', default: '127.0.0.1' },
+    port: { type: 'string', default: '0' },
+    'max-queue': { type: 'string', default: '512' },
+    'max-connections': { type: 'string', default: '4096' },
+  },
+});
+if (!tierNames.includes(values.tier)) {
+  console.error(`unknown tier "${values.tier}" (one of: ${tierNames.join(', ')})`);
+  process.exit(2);
+}
+
+let http;
+// Event-loop tiers yield a turn while connections are being accepted.
+const tier = createTier(values.tier, { maxQueue: Number(values['max-queue']), deferTurn: () => http.acceptedSinceAsked() });
+const app = express();
+app.set('etag', false);
+app.set('x-powered-by', false);
+app.use(refuseLongUris);
+
+app.get('/{{name}}', async (req, res) => {
+  const { input } = req.query;
+  if (typeof input !== 'string') return res.status(400).type('text/plain').send('input is required, once');
+  // A client that goes away takes its queued work with it.
+  const abort = new AbortController();
+  res.once('close', () => res.writableFinished || abort.abort());
+  try {
+    res.type('application/octet-stream').send(await tier.run(input, { signal: abort.signal }));
+  } catch (err) {
+    if (abort.signal.aborted) return;
+    const [status, body, headers] = httpResponseFor(err);
+    if (status >= 500 && status !== 503) console.error(`{{name}} failed (${values.tier}):`, err.message);
+    res.status(status).set(headers).type('text/plain').send(body);
+  }
+});
+
+app.get('/healthz', (req, res) => res.json({ tier: values.tier, pid: process.pid }));
+
+http = createHttpServer(app, { maxConnections: connectionCap(Number(values['max-connections']), openFileLimit()) });
+http.server.listen(Number(values.port), values.host, () => {
+  const { address, port } = http.server.address();
+  console.log(`{{name}} (${values.tier}) listening on http://${address}:${port}`);
+});
+
+// Every request whose head has arrived is answered, then the tier closes.
+const stop = async () => {
+  setTimeout(() => process.exit(1), 10_000).unref();
+  await http.shutdown();
+  await tier.close();
+  process.exit(0);
+};
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);

@@ -1,0 +1,100 @@
+'use strict';
+
+// One factory per tier, each a few lines on tier-adapters. Every factory
+// returns `{ run(input, { signal }) -> Promise<Buffer>, close() }`.
+const path = require('node:path');
+const fs = require('node:fs');
+const {
+  createEventLoopTier,
+  createThreadPoolTier,
+  createSpawnTier,
+  createStdioPoolTier,
+  withTrapRecovery,
+  childFailed,
+} = require('tier-adapters');
+const reference = require('./reference');
+const { coreError } = require('./errors');
+
+const HERE = path.resolve(__dirname, '..');
+const RELEASE = path.resolve(process.env.CARGO_TARGET_DIR ?? path.join(HERE, 'target'), 'release');
+const CLI = path.join(RELEASE, '{{snake}}_cli');
+const EXIT_BAD_INPUT = 65;
+const STDERR_LINE = /^{{snake}}_cli: (.*) \(([A-Z0-9_]+)\)$/m;
+const THREADS = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+
+function built(file, how) {
+  if (!fs.existsSync(file)) throw new Error(`${file} not found: ${how}`);
+  return file;
+}
+const BUILD = 'run `npm run {{name}}:build`';
+const cli = () => built(CLI, BUILD);
+const addon = () => require(built(path.join(HERE, 'napi/index.js'), BUILD));
+const wrapCoreError = (err) => (err.code ? coreError(err.code, err.message) : err);
+
+const TIERS = {
+  js: ({ maxQueue, deferTurn }) => createEventLoopTier((input) => reference.{{camel}}(input), { maxQueue, deferTurn }),
+  cli: ({ maxQueue }) =>
+    createSpawnTier({
+      command: cli(),
+      args: ['-'],
+      name: '{{snake}}_cli',
+      maxQueue,
+      decodeFailure: (exit) => {
+        const line = STDERR_LINE.exec(exit.stderr);
+        return exit.code === EXIT_BAD_INPUT && line ? coreError(line[2], line[1]) : childFailed(exit);
+      },
+    }),
+  'cli-pool': ({ maxQueue }) =>
+    createStdioPoolTier({
+      command: cli(),
+      args: ['--serve'],
+      name: '{{snake}}_cli',
+      maxQueue,
+      decodeError: (status, payload) => coreError(status, payload.toString('utf8')),
+    }),
+  wasm: ({ maxQueue, deferTurn }) => {
+    const pkg = built(path.join(HERE, 'wasm/pkg/{{snake}}_wasm.js'), BUILD);
+    let wasm;
+    // A fresh require is a fresh instance: what a trap leaves behind is gone.
+    const instantiate = () => {
+      delete require.cache[pkg];
+      wasm = require(pkg);
+    };
+    instantiate();
+    return createEventLoopTier((input) => {
+      let out;
+      try {
+        out = withTrapRecovery(() => wasm.{{camel}}(input), instantiate, '{{snake}}_wasm');
+      } catch (err) {
+        throw wrapCoreError(err);
+      }
+      return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+    }, { maxQueue, deferTurn });
+  },
+  napi: ({ maxQueue, deferTurn }) => {
+    const { {{camel}}Sync } = addon();
+    return createEventLoopTier((input) => {
+      try {
+        return {{camel}}Sync(input);
+      } catch (err) {
+        throw wrapCoreError(err);
+      }
+    }, { maxQueue, deferTurn });
+  },
+  'napi-async': ({ maxQueue }) => {
+    const { {{camel}} } = addon();
+    return createThreadPoolTier((input) => {{camel}}(input).catch((err) => Promise.reject(wrapCoreError(err))), {
+      concurrency: THREADS * 16,
+      maxQueue,
+    });
+  },
+};
+
+/** @param {string} name @param {{ maxQueue?: number, deferTurn?: () => boolean }} [options] */
+function createTier(name, { maxQueue = 512, deferTurn } = {}) {
+  const create = TIERS[name];
+  if (!create) throw new Error(`unknown tier "${name}" (one of: ${Object.keys(TIERS).join(', ')})`);
+  return create({ maxQueue, deferTurn });
+}
+
+module.exports = { createTier, tierNames: Object.keys(TIERS) };

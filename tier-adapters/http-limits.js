@@ -1,0 +1,78 @@
+'use strict';
+
+// Answers what Node's HTTP parser leaves to the application: over-long
+// request targets (414), heads it cannot parse (400/408/414/431, answered
+// and drained rather than reset) and CONNECT.
+const MAX_REQUEST_TARGET_BYTES = 8192;
+const URI_TOO_LONG = `uri too long (limit ${MAX_REQUEST_TARGET_BYTES} bytes)`;
+// How long an answered connection keeps draining what the client still sends.
+const LINGER_MS = 2000;
+const answered = new WeakSet();
+
+// Bytes the request target may hold: those of the `http` crate that hyper
+// parses targets with (uri/path.rs), so a Node server and a hyper one agree. Node's
+// own parser already refuses controls, spaces and bytes past 0x7F; these
+// refuse the printable ones hyper refuses too: `<`, `>` and a backquote in the
+// path, `"`, `<` and `>` in the query. A `#` ends both.
+const INVALID_IN_PATH = /[<>`]/;
+const INVALID_IN_QUERY = /["<>]/;
+
+/** A request target (as Node gives it) hyper would refuse to parse. */
+function isInvalidTarget(url) {
+  const target = url.split('#', 1)[0];
+  const q = target.indexOf('?');
+  const path = q === -1 ? target : target.slice(0, q);
+  return INVALID_IN_PATH.test(path) || (q !== -1 && INVALID_IN_QUERY.test(target.slice(q + 1)));
+}
+
+/** express middleware: 414 for a target longer than the limit. */
+function refuseLongUris(req, res, next) {
+  // Node gives the target as latin1, one char per byte.
+  if (req.url.length <= MAX_REQUEST_TARGET_BYTES) return next();
+  res.status(414).type('text/plain; charset=utf-8').set('Connection', 'close').send(URI_TOO_LONG);
+}
+
+/**
+ * `clientError` handler: Node's parser stops at 16 KiB of head (431) before
+ * express sees the request; when it is the request line that overflowed, say
+ * 414 like the middleware. Other parse errors get Node's own answers.
+ */
+function answerClientError(err, socket) {
+  // The parser fails again on every later chunk. Keep reading them: closing
+  // with unread input sends a RST, which can erase our answer before the
+  // client reads it (RFC 9112 section 9.6, nginx's lingering close).
+  if (answered.has(socket)) return;
+  if (err.code === 'ECONNRESET' || !socket.writable) return socket.destroy();
+  let status = 400;
+  let body = '';
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    // rawPacket is the chunk that overflowed: a request line that long has no
+    // line break near the start of it.
+    const newline = err.rawPacket?.indexOf(10) ?? -1;
+    const firstLine = newline === -1 ? (err.rawPacket?.length ?? 0) : newline;
+    [status, body] = firstLine > MAX_REQUEST_TARGET_BYTES ? [414, URI_TOO_LONG] : [431, ''];
+  } else if (err.code === 'HPE_HEADERS_TIMEOUT' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    status = 408;
+  }
+  const reason = { 400: 'Bad Request', 408: 'Request Timeout', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' }[status];
+  // Like hyper's own answers to a request it cannot parse: no body, no type.
+  const type = body ? 'Content-Type: text/plain; charset=utf-8\r\n' : '';
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n${type}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  answered.add(socket);
+  // A client that never stops sending is cut off after the grace period.
+  const linger = setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  socket.once('close', () => clearTimeout(linger));
+}
+
+/**
+ * `connect` handler: a CONNECT request is no proxy request here; 400 as
+ * hyper answers it (Node would otherwise close the socket unanswered).
+ */
+function refuseConnect(req, socket) {
+  socket.on('error', () => {});
+  socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  const linger = setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  socket.once('close', () => clearTimeout(linger));
+}
+
+module.exports = { refuseLongUris, isInvalidTarget, refuseConnect, answerClientError, LINGER_MS, MAX_REQUEST_TARGET_BYTES, URI_TOO_LONG };

@@ -1,0 +1,175 @@
+'use strict';
+
+// An HTTP server around any request handler (an express app), with the bounds
+// that keep one client from taking it down, and a drain for a clean stop.
+const http = require('node:http');
+const { answerClientError, refuseConnect, LINGER_MS } = require('./http-limits');
+const { SERVER_BUSY, RETRY_AFTER_SECONDS } = require('./errors');
+
+const LIMITS = {
+  // An unfinished request head is cut off after this (408); hyper: header_read_timeout.
+  headersTimeoutMs: 10_000,
+  // A whole request, body included (408). The API is GET only: no request
+  // needs longer than its head.
+  requestTimeoutMs: 10_000,
+  // No byte either way for this long closes the connection: an idle
+  // keep-alive connection, one that never sends, a reader that stopped reading.
+  idleTimeoutMs: 10_000,
+  // Open connections per process; the next one is answered 503 and closed.
+  maxConnections: 4096,
+  // Refusals that may linger at once reading what their client still sends;
+  // past it a refusal closes as soon as its answer is written, so that a
+  // connection storm cannot take the descriptors the cap keeps in reserve.
+  lingeringRefusals: 32,
+  // Requests of one connection worked on at once. Pipelined requests past it
+  // wait, and the connection is not read meanwhile, as hyper and nginx do.
+  pipelineDepth: 1,
+};
+
+// The same 503 a full queue gets (errors.js: serverBusy), written before any request is read.
+const REFUSAL =
+  'HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n' +
+  `Retry-After: ${RETRY_AFTER_SECONDS}\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(SERVER_BUSY)}\r\n\r\n${SERVER_BUSY}`;
+
+/**
+ * @param {(req: http.IncomingMessage, res: http.ServerResponse) => void} handler e.g. an express app
+ * @param {Partial<typeof LIMITS> & { onRefused?: () => void }} [options]
+ *   onRefused: a connection was refused 503 past the cap.
+ * @returns {{ server: http.Server, shutdown: () => Promise<void>, isPipelined: (req: http.IncomingMessage) => boolean,
+ *   openConnections: () => number, acceptedSinceAsked: () => boolean }}
+ *   isPipelined: the request's connection has sent a request before the previous one was answered.
+ */
+function createHttpServer(handler, options = {}) {
+  const limits = { ...LIMITS, ...options };
+  const connections = new Map(); // socket -> { active, queue, current, pipelining }
+  let lingering = 0;
+  let draining = false;
+  // A connection accepted since the event-loop tiers last asked: libuv takes
+  // one per loop turn, and their slices wait while more may be queued.
+  let accepted = false;
+
+  const server = http.createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.idleTimeoutMs,
+      // Node checks the two timeouts above on this interval (default 30 s).
+      connectionsCheckingInterval: 1000,
+      noDelay: true,
+    },
+    onRequest,
+  );
+  server.timeout = limits.idleTimeoutMs;
+  server.keepAliveTimeout = limits.idleTimeoutMs;
+  server.on('clientError', answerClientError);
+  server.on('connect', refuseConnect);
+  server.on('connection', onConnection);
+
+  function onConnection(socket) {
+    accepted = true;
+    if (connections.size >= limits.maxConnections) return refuse(socket);
+    const conn = { active: 0, queue: [], current: null, pipelining: false };
+    connections.set(socket, conn);
+    socket.once('close', () => {
+      connections.delete(socket);
+      conn.queue.length = 0;
+    });
+    // Node resumes a socket it paused for its own write backpressure; while
+    // requests of ours wait, it stays paused.
+    socket.on('resume', () => conn.queue.length && pause(socket));
+  }
+
+  /** 503 at once, then read (and drop) what the client still sends for a while. */
+  function refuse(socket) {
+    options.onRefused?.();
+    socket.end(REFUSAL);
+    if (lingering >= limits.lingeringRefusals) {
+      socket.once('finish', () => socket.destroy());
+      return;
+    }
+    lingering++;
+    const linger = setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    socket.once('close', () => {
+      lingering--;
+      clearTimeout(linger);
+    });
+  }
+
+  function onRequest(req, res) {
+    const conn = connections.get(req.socket);
+    if (!conn) return; // refused: already answered 503
+    if (conn.active < limits.pipelineDepth) return dispatch(req.socket, conn, req, res);
+    conn.pipelining = true;
+    conn.queue.push([req, res]);
+    pause(req.socket);
+  }
+
+  function dispatch(socket, conn, req, res) {
+    conn.active++;
+    conn.current = res;
+    if (draining && conn.queue.length === 0) res.setHeader('Connection', 'close');
+    res.once('close', () => {
+      conn.active--;
+      if (socket.destroyed) return;
+      // A client that does not read its answers gets no more work done for
+      // it until it does: the answers would pile up in the socket's buffer.
+      if (socket.writableNeedDrain) socket.once('drain', () => next(socket, conn));
+      else next(socket, conn);
+    });
+    handler(req, res);
+  }
+
+  function next(socket, conn) {
+    const waiting = conn.queue.shift();
+    if (waiting) dispatch(socket, conn, ...waiting);
+    else resume(socket);
+  }
+
+  /**
+   * Stops accepting, answers every request whose head has arrived, closes
+   * each connection once idle (answering with `Connection: close` from now
+   * on) and resolves when all are closed.
+   */
+  function shutdown() {
+    draining = true;
+    const closed = new Promise((resolve) => server.close(resolve));
+    for (const conn of connections.values()) {
+      const res = conn.current;
+      if (res && !res.headersSent && conn.queue.length === 0) res.setHeader('Connection', 'close');
+    }
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    return closed.finally(() => clearInterval(sweep));
+  }
+
+  return {
+    server,
+    shutdown,
+    isPipelined: (req) => connections.get(req.socket)?.pipelining ?? false,
+    openConnections: () => connections.size,
+    acceptedSinceAsked: () => {
+      const yes = accepted;
+      accepted = false;
+      return yes;
+    },
+  };
+}
+
+// Node's own pause protocol for a pipelining client (_http_server.js): the
+// flag tells it the parser is paused, so it resumes both together.
+function pause(socket) {
+  if (socket._paused) return;
+  socket._paused = true;
+  socket.parser?.pause();
+  socket.pause();
+}
+
+function resume(socket) {
+  // Node still waits for the client to read what was written: its 'drain'
+  // handler resumes the socket then.
+  if (!socket._paused || socket.writableNeedDrain) return;
+  socket._paused = false;
+  socket.parser?.resume();
+  socket.resume();
+}
+
+module.exports = { createHttpServer, HTTP_LIMITS: LIMITS };

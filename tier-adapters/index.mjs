@@ -1,0 +1,33 @@
+// The ES module entry: the CommonJS one's exports by name (one implementation,
+// so `instanceof TierError` holds across both).
+import adapters from './index.js';
+
+export const {
+  createEventLoopTier,
+  createThreadPoolTier,
+  createStdioPoolTier,
+  createSpawnTier,
+  childFailed,
+  createHttpUpstreamTier,
+  createRpcTier,
+  superviseServer,
+  withTrapRecovery,
+  TierError,
+  serverBusy,
+  SERVER_BUSY,
+  RETRY_AFTER_SECONDS,
+  spawnOwned,
+  spawnListening,
+  stopChild,
+  createBackoff,
+  createLoopQueue,
+  createHttpServer,
+  HTTP_LIMITS,
+  refuseLongUris,
+  isInvalidTarget,
+  MAX_REQUEST_TARGET_BYTES,
+  URI_TOO_LONG,
+  LINGER_MS,
+  openFileLimit,
+  connectionCap,
+} = adapters;
