@@ -23,12 +23,12 @@ const LOOP_RESOLUTION_MS = 1;
  * of every other request.
  * `metrics` (lib/metrics.js) counts and times the requests; `exposition()`
  * is the text `GET /metrics` answers (this process's, or the cluster's);
- * `log` (lib/log.js) takes refused and failed requests, and with `log.access`
+ * `log` (tier-adapters/log) takes refused and failed requests, and with `log.access`
  * a line per request.
  * @param {{ tier: string, generateQrCode: (text: string, options: { signal: AbortSignal, priority: 'low' | 'normal' }) => Promise<Buffer>,
  *   isPipelined?: (req: import('node:http').IncomingMessage) => boolean,
  *   metrics?: ReturnType<typeof import('./lib/metrics').createMetrics>, exposition?: () => Promise<string>,
- *   log?: ReturnType<typeof import('./lib/log').createLog> }} options
+ *   log?: ReturnType<typeof import('tier-adapters/log').createLog> }} options
  */
 function createApp({ tier, generateQrCode, isPipelined = () => false, metrics, exposition, log }) {
   const app = express();

@@ -6,8 +6,8 @@ const cluster = require('node:cluster');
 const { parseArgs } = require('node:util');
 const { createApp } = require('./app');
 const { createMetrics } = require('./lib/metrics');
-const { createLog } = require('./lib/log');
-const { serveClusterMetrics, clusterMetricsClient } = require('./lib/cluster-metrics');
+const { createLog } = require('tier-adapters/log');
+const { serveClusterMetrics, clusterMetricsClient } = require('tier-adapters/prometheus');
 const { createBackoff, createHttpServer, HTTP_LIMITS: LIMITS, openFileLimit, connectionCap } = require('tier-adapters');
 const { loadTier, tierNames } = require('./tiers');
 

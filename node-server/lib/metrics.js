@@ -3,7 +3,7 @@
 // Prometheus metrics with prom-client: the names and labels qr_server uses
 // for the same things (qr_server/src/metrics.rs; docs/operations.md lists them).
 const { Registry, Counter, Gauge, collectDefaultMetrics } = require('prom-client');
-const { createRequestMetrics } = require('./request-metrics');
+const { createRequestMetrics } = require('tier-adapters/prometheus');
 
 // Seconds; the same bounds as qr_server's histogram.
 const DURATION_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 2.5, 10];

@@ -1,6 +1,6 @@
 //! One JSON object per line on stdout with `tracing`: the keys node-server's
 //! pino writes (`timestamp`, `level`, `message`, then the event's fields;
-//! node-server/lib/log.js), so one log pipeline parses both.
+//! tier-adapters/json-log.js), so one log pipeline parses both.
 
 use std::collections::HashMap;
 use std::hash::BuildHasher;

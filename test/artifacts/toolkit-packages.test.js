@@ -31,7 +31,8 @@ describe('dist/: the toolkit packages', () => {
   before(() => {
     app = fs.mkdtempSync(path.join(os.tmpdir(), 'toolkit-app-'));
     fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', private: true }));
-    const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...PACKAGES.map(tarball)], { cwd: app, env: ENV, encoding: 'utf8' });
+    // pino and prom-client: the optional peers of tier-adapters/log and /prometheus.
+    const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...PACKAGES.map(tarball), 'pino@10', 'prom-client@15'], { cwd: app, env: ENV, encoding: 'utf8' });
     assert.equal(install.status, 0, install.stderr);
   });
   after(() => fs.rmSync(app, { recursive: true, force: true }));
@@ -53,7 +54,7 @@ describe('dist/: the toolkit packages', () => {
   });
 
   it('loads from CommonJS and ESM with the same exports, one implementation', () => {
-    for (const name of ['tier-adapters', 'tier-bench']) {
+    for (const name of ['tier-adapters', 'tier-adapters/log', 'tier-adapters/prometheus', 'tier-bench']) {
       const cjs = JSON.parse(node(['-p', `JSON.stringify(Object.keys(require('${name}')).sort())`], app));
       const esm = JSON.parse(node(['--input-type=module', '-e', `import * as m from '${name}'; process.stdout.write(JSON.stringify(Object.keys(m).sort()))`], app));
       assert.deepEqual(esm, cjs, name);
@@ -76,6 +77,27 @@ describe('dist/: the toolkit packages', () => {
     assert.equal(out.limits.pipelineDepth, 1);
   });
 
+  it('logs JSON lines and records Prometheus series from the installed subpaths', () => {
+    const script = `const { createLog } = require('tier-adapters/log');
+      const { createRequestMetrics } = require('tier-adapters/prometheus');
+      const { Registry } = require('prom-client');
+      const log = createLog();
+      for (let i = 0; i < 25; i++) log.refused('queue_full', { requestId: String(i) });
+      const registry = new Registry();
+      const metrics = createRequestMetrics({ registry, buckets: [0.01, 0.1], routes: ['/x', 'other'] });
+      metrics.tier = 'js';
+      metrics.record('/x', 200, 0.05);
+      registry.metrics().then((text) => process.stderr.write(text));`;
+    const run = spawnSync(process.execPath, ['-e', script], { cwd: app, env: ENV, encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(lines.length, 20, 'at most 20 refusal lines a second');
+    assert.deepEqual([lines[0].level, lines[0].event, lines[0].reason, lines[0].message], ['WARN', 'refused', 'queue_full', 'refused (queue_full)']);
+    assert.ok(!Number.isNaN(Date.parse(lines[0].timestamp)), lines[0].timestamp);
+    assert.match(run.stderr, /^http_requests_total\{route="\/x",status="200",tier="js"\} 1$/m);
+    assert.match(run.stderr, /^http_request_duration_seconds_bucket\{le="0.1",route="\/x",tier="js"\} 1$/m);
+  });
+
   it('types both libraries for a TypeScript consumer, ESM and CJS, and catches a wrong call', () => {
     const tsconfig = {
       compilerOptions: { module: 'node16', moduleResolution: 'node16', target: 'es2022', strict: true, noEmit: true, types: ['node'], typeRoots: [path.join(ROOT, 'node_modules/@types')] },
@@ -84,6 +106,9 @@ describe('dist/: the toolkit packages', () => {
     fs.writeFileSync(path.join(app, 'tsconfig.json'), JSON.stringify(tsconfig));
     fs.writeFileSync(path.join(app, 'consumer.mts'), `import { createEventLoopTier, createThreadPoolTier, createHttpServer, TierError, type Tier } from 'tier-adapters';
 import { defineConfig, type BenchConfig } from 'tier-bench';
+import { createLog } from 'tier-adapters/log';
+import { createRequestMetrics, clusterMetricsClient } from 'tier-adapters/prometheus';
+import { Registry } from 'prom-client';
 const tier: Tier<string, number> = createEventLoopTier((s: string) => s.length, { maxQueue: 8 });
 const pool = createThreadPoolTier(async (s: string) => Buffer.from(s), { concurrency: 4 });
 const n: Promise<number> = tier.run('abc', { signal: AbortSignal.timeout(10) });
@@ -91,7 +116,13 @@ const b: Promise<Buffer> = pool.run('x');
 const { server, shutdown } = createHttpServer((req, res) => res.end(), { pipelineDepth: 1, onRefused: () => {} });
 const err: TierError = new TierError('BAD', 'bad', { status: 400 });
 const config: BenchConfig = defineConfig({ title: 't', tiers: [{ name: 'js', command: ({ node }) => [node, 's.js'] }], requests: { description: 'd', paths: ['/'] } });
-export { n, b, server, shutdown, err, config };
+const log = createLog({ access: true });
+const id: string = log.requestId({ headers: {} } as any);
+const recorder = createRequestMetrics({ registry: new Registry(), buckets: [0.1], routes: ['/x', 'other'] });
+recorder.tier = 'napi';
+recorder.record('/x', 200, 0.01);
+const scrape: () => Promise<string> = clusterMetricsClient(new Registry());
+export { n, b, server, shutdown, err, config, id, scrape };
 `);
     fs.writeFileSync(path.join(app, 'consumer.cts'), `import adapters = require('tier-adapters');
 import bench = require('tier-bench');

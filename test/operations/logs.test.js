@@ -17,7 +17,7 @@ const { connect } = require('../helpers/sockets');
 const { waitFor } = require('../helpers/processes');
 const { PANIC_TEXT, TESTING_ENV } = require('../helpers/testing-build');
 
-// lib/log.js and qr_server/src/log.rs: lines a second per kind of refusal.
+// tier-adapters/json-log.js and qr_server/src/log.rs: lines a second per kind of refusal.
 const LINES_PER_SECOND = 20;
 const ACCESS_KEYS = ['duration_ms', 'event', 'level', 'message', 'method', 'path', 'request_id', 'status', 'tier', 'timestamp'];
 

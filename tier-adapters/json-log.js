@@ -1,8 +1,10 @@
 'use strict';
 
-// One JSON object per line on stdout, with pino: the same keys qr_server's
-// tracing writes (`timestamp`, `level`, `message`, then the event's fields),
-// so one log pipeline parses both (docs/operations.md, "Logs").
+// One JSON object per line on stdout, with pino (an optional peer
+// dependency: install it to use `tier-adapters/log`), under the keys
+// tracing-subscriber's flattened JSON writes (`timestamp`, `level`,
+// `message`, then the event's fields): one log pipeline parses a Node
+// service's lines and a Rust server's alike.
 const crypto = require('node:crypto');
 const pino = require('pino');
 
@@ -17,15 +19,15 @@ const LINES_PER_SECOND = 20;
 /** @param {{ access?: boolean }} [options] access: a line per request. */
 function createLog({ access = false } = {}) {
   const logger = pino({
-    // No pid or hostname on every line, as on qr_server: the start line has the pid.
+    // No pid or hostname on every line: a start line can carry the pid.
     base: undefined,
     messageKey: 'message',
     timestamp: () => `,"timestamp":"${new Date().toISOString()}"`,
     formatters: { level: (label) => ({ level: label.toUpperCase() }) },
     // Written at once, in order, as console.log writes to a pipe. pino's
-    // batched (async) destination saved nothing measurable with the access
+    // batched (async) destination saved nothing measurable with an access
     // log on (the JSON costs, not the write) and held tens of MB for a slow
-    // reader (docs/operations.md, "Logs").
+    // reader.
   }, pino.destination({ dest: 1, sync: true }));
   const windows = new Map(); // kind -> { second, lines, suppressed }
 

@@ -2,12 +2,12 @@
 
 // Cluster mode: `GET /metrics` on any worker answers for the whole cluster.
 // The worker asks the primary, which collects every worker's registry and
-// its own (worker and upstream restarts) and sums them with prom-client's
+// its own (say, worker restarts) and sums them with prom-client's
 // aggregation (gauges of the event loop averaged, as prom-client defines).
 const cluster = require('node:cluster');
 const { AggregatorRegistry } = require('prom-client');
 
-const TYPE = 'qr-metrics';
+const TYPE = 'tier-adapters-metrics';
 // A worker that does not answer in this time fails the scrape (503): a sum
 // without it would read as counters going backwards.
 const COLLECT_TIMEOUT_MS = 2_000;
