@@ -90,7 +90,10 @@ async function main() {
     console.error(`create-rust-ladder: ${err.message}\n${USAGE}`);
     return 2;
   }
-  if (values.help) return console.log(USAGE), 0;
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
   if (positionals.length !== 1) {
     console.error(USAGE);
     return 2;

@@ -3,11 +3,10 @@
 // The per-request series (http_requests_total, http_request_duration_seconds)
 // kept as plain numbers and handed to prom-client's registry only when it is
 // scraped. prom-client's own inc() and observe() hash and validate the label
-// set on every call: about 0.4 us together on this machine, 1% of the
-// cheapest tier's CPU per request in the service this was measured in. Here
-// a request costs a Map lookup and a few additions. prom-client is an
-// optional peer dependency: install it to use `tier-adapters/prometheus`. The registry sums these across cluster workers like any of
-// its own counters and histograms.
+// set on every call; here a request costs a Map lookup and a few additions.
+// The registry sums these across cluster workers like any of its own
+// counters and histograms. prom-client is an optional peer dependency:
+// install it to use `tier-adapters/prometheus`.
 
 /**
  * @param {{ registry: import('prom-client').Registry, buckets: number[], routes: string[] }} options

@@ -17,7 +17,7 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { ROOT } = require('../helpers/servers');
+const { ROOT, startServer } = require('../helpers/servers');
 
 const NAME = 'csv-to-json';
 const LADDER = `rust/${NAME}`;
@@ -216,7 +216,6 @@ describe('a new service in an empty directory', { timeout: 5 * 60_000 }, () => {
     const install = spawnSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tgz('tier-adapters'), tgz('tier-bench')], opts);
     assert.equal(install.status, 0, install.stderr);
     // `npm start`'s command with a free port, started directly: npm does not pass SIGTERM on to it.
-    const { startServer } = require('../helpers/servers');
     const [command, ...args] = pkg.scripts.start.split(' ');
     assert.equal(command, 'node');
     const server = await startServer(process.execPath, [...args.map((a) => (a.includes('/') ? path.join(dir, a) : a)), '--port', '0'], { env: ENV });
