@@ -97,6 +97,8 @@ async function serve(options, log) {
       metrics.refused('connection_cap');
       log.refused('connection_cap');
     },
+    // A client pipelining past HTTP_LIMITS.maxPipelined: closed after its answer in progress.
+    onPipelineOverflow: () => log.refused('pipeline_overflow'),
   });
   const tier = await loadTier(options.tier).createTier({
     ...options, deferTurn: acceptedSinceAsked, onRestart: (kind) => metrics.restarted(kind), log: tierLog(log),

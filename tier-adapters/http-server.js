@@ -3,6 +3,7 @@
 // An HTTP server around any request handler (an express app), with the bounds
 // that keep one client from taking it down, and a drain for a clean stop.
 const http = require('node:http');
+const net = require('node:net');
 const { answerClientError, refuseConnect, LINGER_MS } = require('./http-limits');
 const { SERVER_BUSY, RETRY_AFTER_SECONDS } = require('./errors');
 
@@ -24,7 +25,18 @@ const LIMITS = {
   // Requests of one connection worked on at once. Pipelined requests past it
   // wait, and the connection is not read meanwhile, as hyper and nginx do.
   pipelineDepth: 1,
+  // Pipelined requests that may wait behind the one being answered. Node's
+  // parser turns a whole read (up to 64 KiB: 2,000 short requests) into
+  // objects at once, where hyper and nginx keep the unparsed bytes.
+  // One more closes the connection after the answer in progress; the client
+  // resends what it pipelined (RFC 9112 section 9.3.2).
+  maxPipelined: 32,
 };
+
+// How often a drain closes idle connections, and how long it spares a
+// pipelining one whose client has yet to read an answer.
+const SWEEP_MS = 50;
+const BLOCKED_PATIENCE_MS = 1000;
 
 // The same 503 a full queue gets (errors.js: serverBusy), written before any request is read.
 const REFUSAL =
@@ -33,8 +45,9 @@ const REFUSAL =
 
 /**
  * @param {(req: http.IncomingMessage, res: http.ServerResponse) => void} handler e.g. an express app
- * @param {Partial<typeof LIMITS> & { onRefused?: () => void }} [options]
+ * @param {Partial<typeof LIMITS> & { onRefused?: () => void, onPipelineOverflow?: () => void }} [options]
  *   onRefused: a connection was refused 503 past the cap.
+ *   onPipelineOverflow: a connection pipelined past maxPipelined and is being closed.
  * @returns {{ server: http.Server, shutdown: () => Promise<void>, isPipelined: (req: http.IncomingMessage) => boolean,
  *   openConnections: () => number, acceptedSinceAsked: () => boolean }}
  *   isPipelined: the request's connection has sent a request before the previous one was answered.
@@ -68,7 +81,7 @@ function createHttpServer(handler, options = {}) {
   function onConnection(socket) {
     accepted = true;
     if (connections.size >= limits.maxConnections) return refuse(socket);
-    const conn = { active: 0, queue: [], current: null, pipelining: false };
+    const conn = { active: 0, queue: [], current: null, pipelining: false, closing: false, reading: false, blockedSince: 0 };
     connections.set(socket, conn);
     socket.once('close', () => {
       connections.delete(socket);
@@ -76,7 +89,7 @@ function createHttpServer(handler, options = {}) {
     });
     // Node resumes a socket it paused for its own write backpressure; while
     // requests of ours wait, it stays paused.
-    socket.on('resume', () => conn.queue.length && pause(socket));
+    socket.on('resume', () => (conn.queue.length || conn.closing) && pause(socket));
   }
 
   /** 503 at once, then read (and drop) what the client still sends for a while. */
@@ -97,47 +110,95 @@ function createHttpServer(handler, options = {}) {
 
   function onRequest(req, res) {
     const conn = connections.get(req.socket);
-    if (!conn) return; // refused: already answered 503
+    if (!conn || conn.closing) return; // refused 503, or past maxPipelined: never answered
     if (conn.active < limits.pipelineDepth) return dispatch(req.socket, conn, req, res);
     conn.pipelining = true;
+    if (conn.queue.length >= limits.maxPipelined) return closeAfterCurrent(req.socket, conn);
     conn.queue.push([req, res]);
     pause(req.socket);
+  }
+
+  /**
+   * Too far ahead: the waiting requests are dropped with the rest of what was
+   * read, the answer in progress says `Connection: close`, and the connection
+   * closes once it is written, freeing everything the parser made.
+   */
+  function closeAfterCurrent(socket, conn) {
+    conn.closing = true;
+    conn.queue.length = 0;
+    options.onPipelineOverflow?.();
+    const res = conn.current;
+    if (!res.headersSent) res.setHeader('Connection', 'close');
+    else if (!conn.active) socket.destroySoon();
   }
 
   function dispatch(socket, conn, req, res) {
     conn.active++;
     conn.current = res;
-    if (draining && conn.queue.length === 0) res.setHeader('Connection', 'close');
+    // A pipelining client may have more requests unread in the kernel: its
+    // connection is read on, and closed by the sweep once found idle.
+    if (draining && conn.queue.length === 0 && !conn.pipelining) res.setHeader('Connection', 'close');
     res.once('close', () => {
       conn.active--;
       if (socket.destroyed) return;
+      if (conn.closing) return socket.destroySoon();
       // A client that does not read its answers gets no more work done for
       // it until it does: the answers would pile up in the socket's buffer.
-      if (socket.writableNeedDrain) socket.once('drain', () => next(socket, conn));
-      else next(socket, conn);
+      if (!socket.writableNeedDrain) return next(socket, conn);
+      conn.blockedSince = performance.now();
+      socket.once('drain', () => {
+        conn.blockedSince = 0;
+        next(socket, conn);
+      });
     });
     handler(req, res);
   }
 
   function next(socket, conn) {
     const waiting = conn.queue.shift();
-    if (waiting) dispatch(socket, conn, ...waiting);
-    else resume(socket);
+    if (waiting) return dispatch(socket, conn, ...waiting);
+    if (draining) readOn(conn);
+    resume(socket);
   }
 
   /**
-   * Stops accepting, answers every request whose head has arrived, closes
-   * each connection once idle (answering with `Connection: close` from now
-   * on) and resolves when all are closed.
+   * What a pipelining client sent while its connection was paused is read in
+   * the next poll phase; until one has run (two check phases from now), a
+   * drain's sweep would take the connection for idle.
+   */
+  function readOn(conn) {
+    conn.reading = true;
+    setImmediate(() => setImmediate(() => (conn.reading = false)));
+  }
+
+  /**
+   * Stops accepting, answers every request whose head has arrived (and what a
+   * pipelining client had sent), closes each connection once idle (answering
+   * with `Connection: close` from now on where no pipelining) and resolves
+   * when all are closed.
    */
   function shutdown() {
     draining = true;
-    const closed = new Promise((resolve) => server.close(resolve));
+    // net.Server's close, not http.Server's: that one closes every idle
+    // connection at once, a pipelining one with requests still unread too.
+    const closed = new Promise((resolve) => net.Server.prototype.close.call(server, resolve));
     for (const conn of connections.values()) {
       const res = conn.current;
-      if (res && !res.headersSent && conn.queue.length === 0) res.setHeader('Connection', 'close');
+      if (res && !res.headersSent && conn.queue.length === 0 && !conn.pipelining) res.setHeader('Connection', 'close');
+      if (conn.pipelining) readOn(conn);
     }
-    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    // Idle connections are closed, but not while a pipelining one is about to
+    // read what its client sent (or waits, up to a second, for its client to
+    // take an answer first): Node would take it for idle. A client that never
+    // stops pipelining holds the drain to the caller's shutdown timeout.
+    const closeIdle = () => {
+      const now = performance.now();
+      const pending = (conn) => conn.reading || (conn.blockedSince > 0 && now - conn.blockedSince < BLOCKED_PATIENCE_MS);
+      for (const conn of connections.values()) if (conn.pipelining && pending(conn)) return;
+      server.closeIdleConnections();
+    };
+    closeIdle();
+    const sweep = setInterval(closeIdle, SWEEP_MS);
     return closed.finally(() => clearInterval(sweep));
   }
 

@@ -164,12 +164,14 @@ export interface HttpLimits {
   lingeringRefusals: number;
   /** Requests of one connection worked on at once; pipelined ones past it wait unread. */
   pipelineDepth: number;
+  /** Pipelined requests that may wait behind it; one more closes the connection after the answer in progress. */
+  maxPipelined: number;
 }
 export const HTTP_LIMITS: Readonly<HttpLimits>;
 
 export interface BoundedHttpServer {
   server: Server;
-  /** Stops accepting, answers every request whose head has arrived, resolves when every connection is closed. */
+  /** Stops accepting, answers every request whose head has arrived (a pipelining connection: what it had sent), resolves when every connection is closed. */
   shutdown(): Promise<void>;
   /** The request's connection sent it before the previous answer was written. */
   isPipelined(req: IncomingMessage): boolean;
@@ -181,7 +183,7 @@ export interface BoundedHttpServer {
 /** An HTTP server around `handler` (an express app, say) with every bound of HttpLimits and a drain; call `server.listen` yourself. */
 export function createHttpServer(
   handler: (req: IncomingMessage, res: ServerResponse) => void,
-  options?: Partial<HttpLimits> & { onRefused?: () => void },
+  options?: Partial<HttpLimits> & { onRefused?: () => void; onPipelineOverflow?: () => void },
 ): BoundedHttpServer;
 
 /** express middleware: 414 for a request target longer than MAX_REQUEST_TARGET_BYTES. */

@@ -4,7 +4,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -30,6 +30,35 @@ content-type: text/plain; charset=utf-8\r\nretry-after: 1\r\nconnection: close\r
 content-length: 11\r\n\r\nserver busy";
 /// How long a refused connection may keep sending before it is cut off.
 const LINGER: Duration = Duration::from_secs(2);
+/// During a drain, how long a pipelining connection must show no read and no
+/// request before it counts as idle: what its client sent before the signal
+/// is read well within it.
+const QUIET: Duration = Duration::from_millis(50);
+
+/// What the drain needs to know of a connection.
+#[derive(Default)]
+struct Activity {
+    /// A request's bytes have begun to arrive and it is not answered yet.
+    busy: AtomicBool,
+    /// A request came from bytes hyper had already read: the client pipelines.
+    pipelining: AtomicBool,
+    /// A request is with the router.
+    answering: AtomicBool,
+    /// Bumped by every read and every request: the same over QUIET is quiet.
+    events: AtomicU64,
+}
+
+impl Activity {
+    fn bump(&self) {
+        self.events.fetch_add(1, Ordering::AcqRel);
+    }
+
+    fn quiet_since(&self, events: u64) -> bool {
+        self.events.load(Ordering::Acquire) == events
+            && !self.answering.load(Ordering::Acquire)
+            && !self.busy.load(Ordering::Acquire)
+    }
+}
 
 /// What watches the server: metrics (`record`: count and time each request
 /// too) and the log.
@@ -125,7 +154,8 @@ pub async fn serve(
 
 /// One connection. On shutdown an idle one closes at once; one with a
 /// request in flight, or a head begun (hyper calls that idle too), gets its
-/// answer with `connection: close`.
+/// answer with `connection: close`; one that pipelines is served until quiet
+/// (its client may have more requests in hyper's buffer or the kernel's).
 fn serve_connection(
     builder: &http1::Builder,
     stream: TcpStream,
@@ -134,21 +164,27 @@ fn serve_connection(
     log: Arc<Log>,
     mut draining: watch::Receiver<bool>,
 ) -> impl Future<Output = ()> {
-    let busy = Arc::new(AtomicBool::new(false));
+    let activity = Arc::new(Activity::default());
     let io = TokioIo::new(Watched {
         stream,
-        busy: busy.clone(),
+        activity: activity.clone(),
         stalled: None,
     });
-    let done = busy.clone();
+    let seen = activity.clone();
     let draining_now = draining.clone();
     let service = hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
         let router = router.clone();
-        let done = done.clone();
+        let seen = seen.clone();
         let draining_now = draining_now.clone();
         let metrics = metrics.clone();
         let log = log.clone();
         async move {
+            // No byte read since the last answer: hyper had this one already.
+            if !seen.busy.load(Ordering::Acquire) {
+                seen.pipelining.store(true, Ordering::Release);
+            }
+            seen.answering.store(true, Ordering::Release);
+            seen.bump();
             // Every answer the router gives, its refusals included.
             let route = route_of(request.uri().path());
             let started = Instant::now();
@@ -172,12 +208,14 @@ fn serve_connection(
                     log.access(&id, method.as_str(), &path, status, started.elapsed());
                 }
             }
-            if *draining_now.borrow() {
+            if *draining_now.borrow() && !seen.pipelining.load(Ordering::Acquire) {
                 let close = HeaderValue::from_static("close");
                 response.headers_mut().insert(header::CONNECTION, close);
             }
             // Answered: the connection is idle again until its next byte.
-            done.store(false, Ordering::Release);
+            seen.busy.store(false, Ordering::Release);
+            seen.answering.store(false, Ordering::Release);
+            seen.bump();
             Ok::<_, std::convert::Infallible>(response)
         }
     });
@@ -188,7 +226,17 @@ fn serve_connection(
             _ = connection.as_mut() => return,
             _ = draining.wait_for(|&d| d) => {}
         }
-        if !busy.load(Ordering::Acquire) {
+        while activity.pipelining.load(Ordering::Acquire) {
+            let events = activity.events.load(Ordering::Acquire);
+            tokio::select! {
+                _ = connection.as_mut() => return,
+                () = tokio::time::sleep(QUIET) => {}
+            }
+            if activity.quiet_since(events) {
+                break;
+            }
+        }
+        if !activity.busy.load(Ordering::Acquire) {
             connection.as_mut().graceful_shutdown();
         }
         let _ = connection.await;
@@ -201,7 +249,7 @@ fn serve_connection(
 /// connection (and a place under the cap) for ever.
 struct Watched {
     stream: TcpStream,
-    busy: Arc<AtomicBool>,
+    activity: Arc<Activity>,
     /// Since when writes have been refused, as a deadline.
     stalled: Option<Pin<Box<tokio::time::Sleep>>>,
 }
@@ -238,7 +286,8 @@ impl AsyncRead for Watched {
         let before = buf.filled().len();
         let poll = Pin::new(&mut self.stream).poll_read(cx, buf);
         if buf.filled().len() > before {
-            self.busy.store(true, Ordering::Release);
+            self.activity.busy.store(true, Ordering::Release);
+            self.activity.bump();
         }
         poll
     }
@@ -311,7 +360,7 @@ mod tests {
         let (stream, _) = listener.accept().await.unwrap();
         let mut watched = Watched {
             stream,
-            busy: Arc::new(AtomicBool::new(false)),
+            activity: Arc::default(),
             stalled: None,
         };
         let started = tokio::time::Instant::now();

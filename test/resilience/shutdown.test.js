@@ -174,6 +174,41 @@ describe('a stop signal to the pid or to the whole process group', { skip: PINNE
   }
 });
 
+// A pipelining client's requests that sit unread in the kernel when the
+// signal lands: the server pauses a connection while an earlier request of
+// it is being answered, so the second half of each burst arrives unread.
+// The signal goes to the whole group (the children must not go first), single
+// process and clustered.
+describe('SIGTERM with pipelined requests still unread', { skip: PINNED_LINE_ONLY }, () => {
+  const CASES = TIERS.flatMap((tier) => [[tier, {}], ...(tier === 'axum' ? [] : [[tier, { workers: 2 }]])]);
+  for (const [tier, options] of CASES) {
+    const name = `${tier}${options.workers ? `, ${options.workers} cluster workers` : ''}`;
+    it(`${name}: 50 connections, 16 requests read and 16 more waiting in the kernel each: every one answered`, async () => {
+      const server = await startGroupLeader(tier, options);
+      const { hostname } = new URL(server.url);
+      const connections = Array.from({ length: 50 }, (_, c) => {
+        const texts = Array.from({ length: 32 }, (_, i) => `unread at the signal ${c}.${i}`);
+        const heads = texts.map((t) => `GET ${qrcodePath(t)} HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`);
+        const conn = connect(server.url);
+        conn.texts = texts;
+        conn.connected.then(() => conn.socket.write(heads.slice(0, 16).join('')));
+        conn.second = () => conn.socket.write(heads.slice(16).join(''));
+        return conn;
+      });
+      await Promise.all(connections.map((c) => c.connected));
+      await waitFor(() => connections.every((c) => c.chunks.length > 0), 10_000, 'an answer on every connection');
+      for (const c of connections) c.second();
+      process.kill(-server.child.pid, 'SIGTERM');
+      const answers = await within(Promise.all(connections.map(async (c) => parseResponses(await c.closed))), SHUTDOWN_LIMIT_MS, 'the closes');
+      const counts = answers.map((a) => a.length);
+      assert.deepEqual(counts.filter((n) => n !== 32), [], `answers per connection ${counts}`);
+      assert.ok(answers.flat().every((a) => a.status === 200));
+      assert.equal((await decodeQrPng(answers.at(-1).at(-1).body)).text, connections.at(-1).texts.at(-1));
+      assert.equal(await server.stop(), 0, server.output());
+    });
+  }
+});
+
 describe('drain: SIGTERM while requests complete their heads', () => {
   const CASES = [...TIERS.map((tier) => [tier, {}]), ...(QUICK ? [] : [['js', { workers: 2 }], ['axum-proxy', { workers: 2 }]])];
   for (const [tier, options] of CASES) {
