@@ -54,7 +54,7 @@ const REFUSAL =
  */
 function createHttpServer(handler, options = {}) {
   const limits = { ...LIMITS, ...options };
-  const connections = new Map(); // socket -> { active, queue, current, pipelining }
+  const connections = new Map(); // socket -> its state (onConnection)
   let lingering = 0;
   let draining = false;
   // A connection accepted since the event-loop tiers last asked: libuv takes
