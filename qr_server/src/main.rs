@@ -169,8 +169,12 @@ async fn serve(options: Options) -> Result<(), String> {
         Some(path) => {
             let (listener, file) = rpc::bind(path)
                 .map_err(|err| format!("cannot listen on {}: {err}", path.display()))?;
+            let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let threads = rpc::Threads::start(cpus)
+                .map_err(|err| format!("cannot start the RPC threads: {err}"))?;
             let accepting = tokio::spawn(rpc::serve(
                 listener,
+                threads,
                 connections.clone(),
                 metrics.clone(),
                 log.clone(),

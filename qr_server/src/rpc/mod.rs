@@ -7,6 +7,7 @@
 
 mod frame;
 mod socket_file;
+mod threads;
 
 use std::panic::{self, AssertUnwindSafe};
 use std::path::Path;
@@ -24,6 +25,7 @@ use crate::log::Log;
 use crate::metrics::{Metrics, Refusal};
 
 pub use socket_file::SocketFile;
+pub use threads::Threads;
 
 /// Calls one connection may have in flight (generating, or answered and not
 /// yet written); past it, busy answers. Also what it buffers of its answers.
@@ -39,9 +41,10 @@ pub fn bind(path: &Path) -> std::io::Result<(UnixListener, SocketFile)> {
 }
 
 /// Accepts until `draining`, then lets each connection drain; each holds a
-/// permit of `connections` until it has.
+/// permit of `connections` until it has. Connections run on `threads`.
 pub async fn serve(
     listener: UnixListener,
+    mut threads: Threads,
     connections: Arc<Semaphore>,
     metrics: Arc<Metrics>,
     log: Arc<Log>,
@@ -67,16 +70,19 @@ pub async fn serve(
             log.refused("connection_cap", None);
             continue;
         };
-        let connection = serve_connection(
+        let (generating, metrics, draining) =
+            (generating.clone(), metrics.clone(), draining.clone());
+        let handed = threads.hand(
             stream,
-            generating.clone(),
-            metrics.clone(),
-            draining.clone(),
+            Box::new(move |stream| {
+                Box::pin(async move {
+                    serve_connection(stream, generating, metrics, draining).await;
+                    drop(open);
+                })
+            }),
         );
-        tokio::spawn(async move {
-            connection.await;
-            drop(open);
-        });
+        // Fails only if that thread is gone: this connection is then closed.
+        drop(handed);
     }
 }
 
@@ -140,7 +146,7 @@ async fn serve_connection(
     let _ = writer.await;
 }
 
-/// The core inline on the async worker, as /qrcode runs it: a panic is this
+/// The core inline on the connection's thread, as /qrcode runs it: a panic is this
 /// call's ENCODING_FAILED, not the connection's end.
 fn generate(request: frame::Request, generation: OwnedSemaphorePermit) -> frame::Answer {
     let result = panic::catch_unwind(AssertUnwindSafe(|| {
