@@ -172,7 +172,8 @@ describe('bench/run.js --quick', () => {
     const written = fs.readFileSync(readmeFile, 'utf8');
     assert.ok(written.startsWith('# x\n\nabove\n\n') && written.endsWith('\n\nbelow\n'), 'only the section changes');
     assert.equal(readme.extract(written), readme.section(data, '.'));
-    assert.match(readme.extract(written), /^\| napi \| \d+\.\dx \(/m);
+    // "≥ " when the load generator was the limit, as it can be on a fast machine.
+    assert.match(readme.extract(written), /^\| napi \| (≥ )?\d+\.\dx \(/m);
   });
 });
 
