@@ -25,6 +25,7 @@ impl Threads {
     pub fn start(count: usize) -> std::io::Result<Self> {
         let mut threads = Vec::with_capacity(count);
         for i in 0..count {
+            // Unbounded, but each connection handed holds a place under the cap.
             let (tx, rx) = mpsc::unbounded_channel();
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
