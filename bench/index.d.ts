@@ -3,7 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 /** One server the benchmark starts: it must listen on a free port and print its URL. */
 export interface BenchTier {
   name: string;
-  /** The command line; `node` is the node executable to run it with, where it runs on Node. */
+  /** The command line; `node` is the node executable to run it with, where it runs on Node (a line that starts with it gets tier-bench's `--node-args` right after it). */
   command(options: { workers: number; env?: NodeJS.ProcessEnv; node: string }): string[];
   /** The line with the URL as group 1 (default: `listening on (http://...)`). */
   ready?: RegExp;
@@ -58,7 +58,7 @@ export function tierOf(config: BenchConfig, name: string): BenchTier;
 /** Starts a tier's server as the benchmark does; resolves once it prints its URL. */
 export function startTier(
   tier: string,
-  options?: { config?: BenchConfig; workers?: number; args?: string[]; cpus?: string; env?: NodeJS.ProcessEnv; node?: string; timeoutMs?: number },
+  options?: { config?: BenchConfig; workers?: number; args?: string[]; cpus?: string; env?: NodeJS.ProcessEnv; node?: string; nodeArgs?: string[]; timeoutMs?: number },
 ): Promise<StartedServer>;
 export function startServer(
   command: string,
@@ -67,6 +67,6 @@ export function startServer(
 ): Promise<StartedServer>;
 export function tierCommand(
   tier: string,
-  options?: { config?: BenchConfig; workers?: number; args?: string[]; cpus?: string; env?: NodeJS.ProcessEnv; node?: string },
+  options?: { config?: BenchConfig; workers?: number; args?: string[]; cpus?: string; env?: NodeJS.ProcessEnv; node?: string; nodeArgs?: string[] },
 ): [string, string[]];
 export const READY_LINE: RegExp;

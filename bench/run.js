@@ -24,6 +24,11 @@ const { loadConfig, tierOf, DEFAULT_CONFIG } = require('./lib/tier-config');
 const CURVE_CONNECTIONS = [1, 10, 100, 1000];
 const RATE_FRACTIONS = [0.25, 0.5, 0.9];
 
+// V8's memory reducer shrinks the heap of a process that has gone 100 s
+// without a full GC (its watchdog). A server stopped between its visits looks
+// like that to it; one under steady load never does. See docs/benchmark.md.
+const NODE_ARGS = '--no-memory-reducer';
+
 const USAGE = `Usage: tier-bench [options]   (in this repository: node bench/run.js)
 
 Every tier's server starts up front; all but the one being measured are
@@ -39,6 +44,8 @@ anchor come from within one round: the report gives their median and range.
                       node executable (default: the node running this script; make uses .nvmrc's)
   --lines LIST        other Node lines for the cross-line section (default: every other
                       supported line installed; "none" to skip)
+  --node-args ARGS    Node's own flags for the servers that run on it, space-separated
+                      (default: "${NODE_ARGS}"; "" for none)
   --rounds N          interleaved rounds (default: 5)
   --connections N     concurrent connections (default: 100)
   --duration S        measured seconds per visit (default: 4)
@@ -68,6 +75,7 @@ function parseOptions(argv) {
       workers: { type: 'string' },
       node: { type: 'string' },
       lines: { type: 'string' },
+      'node-args': { type: 'string', default: NODE_ARGS },
       rounds: { type: 'string' },
       connections: { type: 'string', default: '100' },
       duration: { type: 'string' },
@@ -106,6 +114,7 @@ function parseOptions(argv) {
     tiers,
     workers,
     node,
+    nodeArgs: values['node-args'].split(' ').filter(Boolean),
     // Quick: one other line (the oldest) is enough to exercise the cross-line section.
     lines: soak ? [] : quick && !values.lines ? lines.slice(-1) : lines,
     rounds: Number(values.rounds ?? (quick ? 2 : 5)),
@@ -254,7 +263,7 @@ async function startSubjects(workers, first, anchor, options, log) {
   try {
     for (const s of plan) {
       log(`starting ${s.key} w=${workers}`, true);
-      const server = await startTier(s.tier, { workers, node: s.node, cpus: options.pin?.server, config });
+      const server = await startTier(s.tier, { workers, node: s.node, nodeArgs: options.nodeArgs, cpus: options.pin?.server, config });
       live.add(server);
       const meter = createMeter(server, { entry: s.entry, workers, clientCpus: options.pin?.client, loadProcesses: options.loadProcesses, log });
       const subject = { ...s, server, meter, root: server.child.pid };
@@ -377,6 +386,7 @@ async function main() {
     loadProcesses: options.loadProcesses,
     pin: options.pin,
     lines: [describeNode(options.node).node, ...options.lines.map((exe) => describeNode(exe).node)],
+    nodeArgs: options.nodeArgs,
     curves: options.curves && {
       connections: options.curves.connections,
       lengths: options.curves.lengths.map((l) => l.length),

@@ -11,11 +11,13 @@ const OUTPUT_KEPT = 4 << 20;
 /**
  * The command that starts a tier's server, from the configuration (default:
  * bench.config.js in the current directory), plus `args`; `node` is the node executable for servers
- * that run on Node (default: this one); `cpus` (e.g. "1-3") pins it and
- * every process it starts.
+ * that run on Node (default: this one), `nodeArgs` Node's own flags for them,
+ * put right after the executable where the command starts with it; `cpus`
+ * (e.g. "1-3") pins it and every process it starts.
  */
-function tierCommand(tier, { workers = 1, args = [], cpus, env, node = process.execPath, config = loadConfig() } = {}) {
+function tierCommand(tier, { workers = 1, args = [], cpus, env, node = process.execPath, nodeArgs = [], config = loadConfig() } = {}) {
   const command = [...tierOf(config, tier).command({ workers, env, node }), ...args];
+  if (nodeArgs.length && command[0] === node) command.splice(1, 0, ...nodeArgs);
   if (cpus) command.unshift('taskset', '-c', cpus);
   return [command[0], command.slice(1)];
 }

@@ -386,7 +386,7 @@ function howMeasured({ results, settings, machine }, out) {
   out.push('## How it was measured', '');
   out.push(`- Command: \`${settings.command}\``);
   out.push(`- Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGB} GB; ${machine.os}`);
-  out.push(`- Servers' Node: ${machine.node}${machine.v8 ? ` (V8 ${machine.v8})` : ''}; kernel ${machine.kernel ?? machine.os}${settings.lines?.length > 1 ? `; the cross-line section also ran ${settings.lines.slice(1).join(', ')}` : ''}.`);
+  out.push(`- Servers' Node: ${machine.node}${machine.v8 ? ` (V8 ${machine.v8})` : ''}${settings.nodeArgs?.length ? `, run with \`${settings.nodeArgs.join(' ')}\`` : ''}; kernel ${machine.kernel ?? machine.os}${settings.lines?.length > 1 ? `; the cross-line section also ran ${settings.lines.slice(1).join(', ')}` : ''}.`);
   out.push(`- Tools: autocannon ${machine.autocannon} (harness on node ${machine.harnessNode ?? machine.node}), ${machine.wrk ?? 'wrk'}, ${machine.rustc}`);
   if (settings.commit) out.push(`- Source: commit ${settings.commit}, ${settings.date}.`);
   out.push(

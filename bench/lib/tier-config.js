@@ -13,7 +13,8 @@ const READY_LINE = /listening on (http:\/\/[^\s"]+)/;
  * @property {string} name
  * @property {(options: { workers: number, env?: object, node: string }) => string[]} command
  *   the server's command line; it must listen on a free port and print its URL;
- *   `node` is the node executable to run it with, where it runs on Node
+ *   `node` is the node executable to run it with, where it runs on Node (a
+ *   line that starts with it gets the benchmark's Node flags right after it)
  * @property {RegExp} [ready] the line with the URL as group 1 (default: `listening on (http://...)`)
  * @property {boolean} [eventLoop] the server answers node-server's /metrics/event-loop
  * @property {boolean} [launcher] the started process only launches the servers: left out of the figures

@@ -10,7 +10,7 @@ const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const { ROOT, startTier, QR_CONFIG } = require('../helpers/servers');
+const { ROOT, startTier, tierCommand, QR_CONFIG } = require('../helpers/servers');
 const { openLoop } = require('../../bench/lib/load');
 const { percentile } = require('../../bench/lib/drive');
 const { resetEventLoop, readEventLoop } = require('../../bench/lib/event-loop');
@@ -75,6 +75,8 @@ describe('bench/run.js --quick', () => {
     }
     const js = results.find((r) => r.tier === anchor);
     assert.deepEqual(js.ratios.requestsPerSecond.perRound, [1, 1]);
+    assert.deepEqual(data.settings.nodeArgs, ['--no-memory-reducer'], "the servers' Node flags, recorded");
+    assert.match(report, /^- Servers' Node: v[\d.]+ \(V8 [^)]+\), run with `--no-memory-reducer`;/m);
     // A Rust tier beats `js` by far in every round; `axum` needs no worker count.
     assert.ok(results.find((r) => r.tier === 'napi').ratios.requestsPerSecond.min > 5);
     for (const section of ['Main run: closed loop, interleaved rounds', 'Relative to `js`, within each round', 'Rounds', 'What the framework costs', 'Across Node lines']) {
@@ -220,6 +222,20 @@ describe('bench harness parts', () => {
     } finally {
       await server.stop();
     }
+  });
+
+  it("gives every Node process of a server the benchmark's Node flags, a cluster's workers too, and no other program", async () => {
+    const nodeArgs = ['--no-memory-reducer'];
+    const server = await startTier('napi', { workers: 2, nodeArgs });
+    try {
+      const argvs = treePids(server.child.pid).map((pid) => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'));
+      assert.equal(argvs.length, 3, 'the primary and its two workers');
+      for (const argv of argvs) assert.deepEqual(argv.slice(0, 2), [process.execPath, ...nodeArgs], argv.join(' '));
+    } finally {
+      await server.stop();
+    }
+    const [command, args] = tierCommand('axum', { nodeArgs });
+    assert.ok(![command, ...args].includes(nodeArgs[0]), 'qr_server takes no Node flags');
   });
 
   it("freezes a server's whole tree: a frozen cluster answers nothing, thawed it answers", async () => {
