@@ -45,7 +45,7 @@ anchor come from within one round: the report gives their median and range.
   --lines LIST        other Node lines for the cross-line section (default: every other
                       supported line installed; "none" to skip)
   --node-args ARGS    Node's own flags for the servers that run on it, space-separated
-                      (default: "${NODE_ARGS}"; "" for none)
+                      (default: "${NODE_ARGS}"; "" for none; --soak runs V8's defaults)
   --rounds N          interleaved rounds (default: 5)
   --connections N     concurrent connections (default: 100)
   --duration S        measured seconds per visit (default: 4)
