@@ -27,6 +27,18 @@ const RATIOS = [
   ['CPU/req ratio', 'serverCpuUsPerRequest', 'cpu'],
 ];
 
+/**
+ * How far a median of per-round ratios moves by chance alone, relative to it:
+ * the median's standard error, 1.25 sd / sqrt(rounds) (normal rounds).
+ */
+function noiseOf(st) {
+  const xs = (st?.perRound ?? []).filter(Number.isFinite);
+  if (xs.length < 2) return NaN;
+  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const sd = Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / (xs.length - 1));
+  return (1.2533 * sd) / Math.sqrt(xs.length) / st.median;
+}
+
 const rowsOf = (report) => [...report.results, ...(report.crossLine ?? []).map((r) => ({ ...r, tier: `${r.tier}@${r.line}` }))];
 
 function compare(older, newer, tolerance) {
@@ -39,9 +51,11 @@ function compare(older, newer, tolerance) {
       const [a, b] = [o.ratios?.[key]?.median, n.ratios?.[key]?.median];
       if (!Number.isFinite(a) || !Number.isFinite(b)) continue;
       const change = b / a - 1;
-      rows.push({ tier: n.tier, workers: n.workers, figure, a, b, change, allowed: tolerance[option], moved: Math.abs(change) > tolerance[option] });
+      // Both runs' chance alone, combined: a move several times this is drift.
+      const noise = Math.hypot(noiseOf(o.ratios[key]), noiseOf(n.ratios[key]));
+      rows.push({ tier: n.tier, workers: n.workers, figure, a, b, noise, change, allowed: tolerance[option], moved: Math.abs(change) > tolerance[option] });
     }
-    rows.push({ tier: n.tier, workers: n.workers, figure: 'req/s (absolute)', a: o.requestsPerSecond, b: n.requestsPerSecond, change: n.requestsPerSecond / o.requestsPerSecond - 1, allowed: null, moved: false });
+    rows.push({ tier: n.tier, workers: n.workers, figure: 'req/s (absolute)', a: o.requestsPerSecond, b: n.requestsPerSecond, noise: NaN, change: n.requestsPerSecond / o.requestsPerSecond - 1, allowed: null, moved: false });
   }
   return rows;
 }
@@ -69,15 +83,17 @@ function main() {
   }
   if (older.machine.node !== newer.machine.node) console.log(`Note: the servers ran on Node ${older.machine.node}, then ${newer.machine.node}.\n`);
   const rows = compare(older, newer, { rps: Number(values.rps), cpu: Number(values.cpu) });
-  console.log('| tier | workers | figure | old | new | change | allowed | |');
-  console.log('|---|---:|---|---:|---:|---:|---:|---|');
+  console.log('| tier | workers | figure | old | new | noise | change | allowed | |');
+  console.log('|---|---:|---|---:|---:|---:|---:|---:|---|');
   for (const r of rows) {
     const allowed = r.allowed === null ? 'not judged' : `${fmt(r.allowed * 100, 1)}%`;
-    console.log(`| ${r.tier} | ${r.workers} | ${r.figure} | ${fmt(r.a, 3)} | ${fmt(r.b, 3)} | ${r.change >= 0 ? '+' : ''}${fmt(r.change * 100, 1)}% | ${allowed} | ${r.moved ? '**moved**' : ''} |`);
+    const noise = Number.isFinite(r.noise) ? `±${fmt(r.noise * 100, 1)}%` : '';
+    console.log(`| ${r.tier} | ${r.workers} | ${r.figure} | ${fmt(r.a, 3)} | ${fmt(r.b, 3)} | ${noise} | ${r.change >= 0 ? '+' : ''}${fmt(r.change * 100, 1)}% | ${allowed} | ${r.moved ? '**moved**' : ''} |`);
   }
   const judged = rows.filter((r) => r.allowed !== null);
   const moved = judged.filter((r) => r.moved);
   console.log(`\n${moved.length} of ${judged.length} ratios moved more than allowed.`);
+  console.log('noise: the standard error of a median of per-round ratios, both runs combined (1.25 sd / sqrt(rounds) each); a move within twice it is what the rounds\' spread alone would give.');
   process.exitCode = moved.length ? 1 : 0;
 }
 

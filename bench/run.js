@@ -10,7 +10,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { createMeter, visit, curvesOf, meanBodyBytes, closed } = require('./lib/measure');
-const { runRounds, summarize } = require('./lib/rounds');
+const { runRounds, summarize, measuresOneConnection } = require('./lib/rounds');
 const { freeze, thaw } = require('./lib/freeze');
 const { describeMachine } = require('./lib/machine');
 const { nodeBinary, otherInstalledLines, describeNode } = require('./lib/node-lines');
@@ -23,6 +23,14 @@ const { loadConfig, tierOf, DEFAULT_CONFIG } = require('./lib/tier-config');
 
 const CURVE_CONNECTIONS = [1, 10, 100, 1000];
 const RATE_FRACTIONS = [0.25, 0.5, 0.9];
+// On a shared VM a visit's cost per request moves ~5% from the next visit's,
+// whatever its length (the spread is between visits, not within one): twenty
+// short visits pin a ratio's median to ~1%, five long ones to ~2.5%. The c=1
+// latency needs fewer. See docs/benchmark.md, "How many rounds".
+const ROUNDS = 20;
+const WARMUP_S = 1;
+const DURATION_S = 2;
+const ONE_CONNECTION_ROUNDS = 5;
 
 // V8's memory reducer shrinks the heap of a process that has gone 100 s
 // without a full GC (its watchdog). A server stopped between its visits looks
@@ -46,10 +54,10 @@ anchor come from within one round: the report gives their median and range.
                       supported line installed; "none" to skip)
   --node-args ARGS    Node's own flags for the servers that run on it, space-separated
                       (default: "${NODE_ARGS}"; "" for none; --soak runs V8's defaults)
-  --rounds N          interleaved rounds (default: 5)
+  --rounds N          interleaved rounds (default: ${ROUNDS})
   --connections N     concurrent connections (default: 100)
-  --duration S        measured seconds per visit (default: 4)
-  --warmup S          warm-up seconds per visit, on the visit's fresh connections (default: 2)
+  --duration S        measured seconds per visit (default: ${DURATION_S})
+  --warmup S          warm-up seconds per visit, on the visit's fresh connections (default: ${WARMUP_S})
   --prewarm S         load on each server once, at start, before the first round (default: 20)
   --out DIR           where report.md, results.json and the charts go (default: bench/out)
   --readme FILE       also write the report's summary into FILE between
@@ -60,6 +68,8 @@ anchor come from within one round: the report gives their median and range.
                       (taskset, every thread); refused without a CPU per worker left
   --no-curves         only the rounds: no cost curves, fixed-rate runs or wrk
   --curve-duration S  measured seconds per curve point and fixed rate (default: 3)
+  --one-connection-rounds N
+                      how many rounds, evenly spread, also measure one connection (default: ${ONE_CONNECTION_ROUNDS})
   --quick             two short rounds, worker count 1, fewer curve points (for CI)
   --soak DURATION     soak mode instead: each tier (default: the configuration's soakTiers) under
                       load for DURATION (e.g. 10m); passes when RSS grows < 5%
@@ -88,6 +98,7 @@ function parseOptions(argv) {
       pin: { type: 'boolean', default: false },
       'no-curves': { type: 'boolean', default: false },
       'curve-duration': { type: 'string' },
+      'one-connection-rounds': { type: 'string' },
       quick: { type: 'boolean', default: false },
       soak: { type: 'string' },
       'soak-warmup': { type: 'string', default: '60' },
@@ -117,16 +128,16 @@ function parseOptions(argv) {
     nodeArgs: values['node-args'].split(' ').filter(Boolean),
     // Quick: one other line (the oldest) is enough to exercise the cross-line section.
     lines: soak ? [] : quick && !values.lines ? lines.slice(-1) : lines,
-    rounds: Number(values.rounds ?? (quick ? 2 : 5)),
+    rounds: Number(values.rounds ?? (quick ? 2 : ROUNDS)),
     connections: Number(values.connections),
-    duration: soak ?? Number(values.duration ?? (quick ? 1 : 4)),
-    warmup: soak ? parseDuration(values['soak-warmup']) : Number(values.warmup ?? (quick ? 0 : 2)),
+    duration: soak ?? Number(values.duration ?? (quick ? 1 : DURATION_S)),
+    warmup: soak ? parseDuration(values['soak-warmup']) : Number(values.warmup ?? (quick ? 0 : WARMUP_S)),
     // node-server's in-process tiers cost 10-15% more CPU per request after
     // ~25 s of load than in their first seconds (V8 and heap settling): without
     // this, round 1 reads low and the medians move between runs.
     prewarm: soak ? 0 : Number(values.prewarm ?? (quick ? 0 : 20)),
     soak: soak !== null,
-    oneConnection: quick ? { warmup: 0, duration: 1 } : { warmup: 1, duration: 2 },
+    oneConnection: { ...(quick ? { warmup: 0, duration: 1 } : { warmup: 1, duration: 2 }), rounds: Number(values['one-connection-rounds'] ?? ONE_CONNECTION_ROUNDS) },
     config,
     paths: requests.paths,
     out: path.resolve(values.out ?? (soak ? 'bench/out/soak' : 'bench/out')),
@@ -324,8 +335,9 @@ async function main() {
             paths,
             warmup: options.warmup,
             duration: options.duration,
-            // The per-call cost does not depend on the worker count.
-            oneConnection: first && options.oneConnection,
+            // The per-call cost does not depend on the worker count, and
+            // varies less between visits than the closed-loop figures do.
+            oneConnection: first && measuresOneConnection(round, options.rounds, options.oneConnection.rounds) && options.oneConnection,
             eventLoop: Boolean(s.entry.eventLoop),
           }),
       });

@@ -13,9 +13,10 @@ function percentile(sorted, p) {
 
 /**
  * Drives `url` for warmup + duration seconds and records only responses after
- * the warm-up, so connection set-up is not measured.
+ * the warm-up, so connection set-up is not measured. `onMeasureStart` and
+ * `onMeasureEnd` bracket the responses counted.
  */
-function drive(url, { connections, warmup, duration, paths, timeout = 10, onTick, onMeasureStart, keepLatencies = true }) {
+function drive(url, { connections, warmup, duration, paths, timeout = 10, onTick, onMeasureStart, onMeasureEnd, keepLatencies = true }) {
   return new Promise((resolve, reject) => {
     const latencies = [];
     const stats = { responses: 0, bytes: 0, non2xx: 0, errors: 0, timeouts: 0 };
@@ -37,6 +38,9 @@ function drive(url, { connections, warmup, duration, paths, timeout = 10, onTick
       },
       (err) => {
         if (err) return reject(err);
+        // First: the answers still in flight are dropped, and the server's
+        // work on them must not be billed to the answers counted.
+        onMeasureEnd?.();
         const seconds = Number(process.hrtime.bigint() - measureStart) / 1e9;
         resolve({ ...stats, seconds, latencies: Float64Array.from(latencies).sort() });
       },

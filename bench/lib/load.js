@@ -79,7 +79,7 @@ function createConnection(url) {
  * time has come waits in this process for a free connection, and that wait
  * counts: latency runs from the scheduled time to the last byte.
  */
-function openLoop(url, { rate, warmup, duration, paths, connections, onMeasureStart }) {
+function openLoop(url, { rate, warmup, duration, paths, connections, onMeasureStart, onMeasureEnd }) {
   const { host } = new URL(url);
   const requests = paths.map((p) => Buffer.from(`GET ${p} HTTP/1.1\r\nHost: ${host}\r\n\r\n`, 'latin1'));
   const total = Math.round(rate * (warmup + duration));
@@ -102,6 +102,7 @@ function openLoop(url, { rate, warmup, duration, paths, connections, onMeasureSt
       for (const c of pool) c.close();
       stats.timeouts = total - settled;
       stats.errors += stats.timeouts;
+      onMeasureEnd?.();
       resolve({ ...stats, seconds: (lastDone - measureStart) / 1000, latencies: Float64Array.from(latencies).sort() });
     };
     const dispatch = (conn, i) => {
@@ -151,11 +152,12 @@ if (require.main === module) {
       cpuAtStart = process.cpuUsage();
       process.send({ type: 'measuring' });
     };
+    const onMeasureEnd = () => process.send({ type: 'measured' });
     const onTick = (second, counter) => process.send({ type: 'tick', second, counter });
     const result =
       job.kind === 'open'
-        ? await openLoop(job.url, { ...job, onMeasureStart })
-        : await drive(job.url, { ...job, onTick, onMeasureStart });
+        ? await openLoop(job.url, { ...job, onMeasureStart, onMeasureEnd })
+        : await drive(job.url, { ...job, onTick, onMeasureStart, onMeasureEnd });
     const cpu = process.cpuUsage(cpuAtStart);
     process.send({ type: 'result', result: { ...result, cpuSeconds: (cpu.user + cpu.system) / 1e6 } }, () => process.exit(0));
   });
@@ -175,11 +177,13 @@ function split(n, parts) {
 /**
  * Runs one load job in `processes` load processes (connections and rate split
  * between them), merges their figures and reports their CPU in cores.
- * `onMeasureStart` fires when the first of them ends its warm-up.
+ * `onMeasureStart` fires when the first of them ends its warm-up,
+ * `onMeasureEnd` when the last of them stops counting answers.
  */
-function runLoad(url, job, { processes = 1, cpus, onTick, onMeasureStart } = {}) {
+function runLoad(url, job, { processes = 1, cpus, onTick, onMeasureStart, onMeasureEnd } = {}) {
   const shares = split(job.connections, Math.min(processes, job.connections));
   let started = false;
+  let measuring = shares.length;
   const runs = shares.map(
     (connections) =>
       new Promise((resolve, reject) => {
@@ -189,6 +193,8 @@ function runLoad(url, job, { processes = 1, cpus, onTick, onMeasureStart } = {})
           if (msg.type === 'measuring' && !started) {
             started = true;
             onMeasureStart?.();
+          } else if (msg.type === 'measured') {
+            if (--measuring === 0) onMeasureEnd?.();
           } else if (msg.type === 'tick') onTick?.(msg.second, msg.counter);
           else if (msg.type === 'result') result = msg.result;
         });

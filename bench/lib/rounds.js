@@ -17,6 +17,15 @@ function roundOrder(keys, anchor, r) {
   return [anchor, ...rotated.slice(0, half), anchor, ...rotated.slice(half)];
 }
 
+/** Whether round `r` of `rounds` is one of the `wanted` (evenly spread, the first included) that also measure c=1. */
+function measuresOneConnection(r, rounds, wanted) {
+  if (wanted >= rounds) return true;
+  if (wanted <= 0) return false;
+  // The first round of each of `wanted` equal shares of the rounds.
+  const share = rounds / wanted;
+  return Math.floor(r / share) !== Math.floor((r - 1) / share);
+}
+
 function median(values) {
   const s = values.filter(Number.isFinite).sort((a, b) => a - b);
   if (!s.length) return NaN;
@@ -99,9 +108,10 @@ function summarize(visits, anchor, rounds) {
       });
       if (perRound.some(Number.isFinite)) ratios[name] = stats(perRound);
     }
+    const singles = own.map((v) => v.single).filter(Boolean);
     subjects.set(key, {
       main: medianFigures(own.map((v) => v.main)),
-      single: own[0].single ? medianFigures(own.map((v) => v.single)) : null,
+      single: singles.length ? medianFigures(singles) : null,
       runs: own.map((v) => ({ round: v.round, ...v.main })),
       ratios,
     });
@@ -123,4 +133,4 @@ function summarize(visits, anchor, rounds) {
   return { subjects, rounds: machine };
 }
 
-module.exports = { roundOrder, runRounds, summarize, median, medianFigures };
+module.exports = { roundOrder, runRounds, summarize, median, medianFigures, measuresOneConnection };

@@ -11,12 +11,12 @@ const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { ROOT, startTier, tierCommand, QR_CONFIG } = require('../helpers/servers');
-const { openLoop } = require('../../bench/lib/load');
+const { openLoop, runLoad } = require('../../bench/lib/load');
 const { percentile } = require('../../bench/lib/drive');
 const { resetEventLoop, readEventLoop } = require('../../bench/lib/event-loop');
 const { TIERS, RUST_TIERS } = require('../helpers/tiers');
 const readme = require('../../bench/lib/readme');
-const { roundOrder, summarize } = require('../../bench/lib/rounds');
+const { roundOrder, summarize, measuresOneConnection } = require('../../bench/lib/rounds');
 const { freeze, thaw, isFrozen } = require('../../bench/lib/freeze');
 const { treePids } = require('../../bench/lib/proc-tree');
 
@@ -157,6 +157,7 @@ describe('bench/run.js --quick', () => {
     assert.equal(diff.status, 1, diff.stdout);
     assert.match(diff.stdout, /^\| napi \| 1 \| CPU\/req ratio \|.*\+6\.0% \| 5\.0% \| \*\*moved\*\* \|$/m);
     assert.match(diff.stdout, /^1 of \d+ ratios moved/m);
+    assert.match(diff.stdout, /^\| napi \| 1 \| CPU\/req ratio \| [\d.]+ \| [\d.]+ \| ±\d+\.\d% \|/m, 'each ratio shows the noise its rounds carry');
     const other = { ...moved, machine: { ...moved.machine, cores: moved.machine.cores * 4 } };
     fs.writeFileSync(movedFile, JSON.stringify(other));
     const refused = spawnSync(process.execPath, [COMPARE, file, movedFile], { encoding: 'utf8' });
@@ -258,6 +259,26 @@ describe('bench harness parts', () => {
     }
   });
 
+  it("bench/compare.js gives each ratio's noise: the standard error of both runs' medians of per-round ratios", () => {
+    const { compare } = require('../../bench/compare');
+    const report = (perRound) => ({ results: [{ tier: 't', workers: 1, requestsPerSecond: 1, ratios: { serverCpuUsPerRequest: { median: 1, perRound } } }] });
+    // Sample sd 0.1155 over 4 rounds: 1.2533 * 0.1155 / 2 = 7.24% each, 10.2% both.
+    const spread = [0.9, 0.9, 1.1, 1.1];
+    const [row] = compare(report(spread), report(spread), { rps: 0.1, cpu: 0.05 });
+    assert.equal(row.figure, 'CPU/req ratio');
+    assert.ok(Math.abs(row.noise - 0.1024) < 0.001, `noise ${row.noise}`);
+    const [steady] = compare(report([1, 1, 1, 1]), report([1, 1, 1, 1]), { rps: 0.1, cpu: 0.05 });
+    assert.equal(steady.noise, 0);
+  });
+
+  it('measures one connection in the rounds asked for, evenly spread, the first included', () => {
+    const which = (rounds, wanted) => Array.from({ length: rounds }, (_, r) => r).filter((r) => measuresOneConnection(r, rounds, wanted));
+    assert.deepEqual(which(20, 5), [0, 4, 8, 12, 16]);
+    assert.deepEqual(which(7, 5).length, 5);
+    assert.deepEqual(which(2, 5), [0, 1], 'fewer rounds than asked: every round');
+    assert.deepEqual(which(4, 0), []);
+  });
+
   it('orders each round with the anchor first and halfway, the others rotated', () => {
     const keys = ['js', 'a', 'b', 'c', 'd'];
     assert.deepEqual(roundOrder(keys, 'js', 0), ['js', 'a', 'b', 'js', 'c', 'd']);
@@ -292,6 +313,35 @@ describe('bench harness parts', () => {
     const run = spawnSync(process.execPath, [RUN, '--pin', '--workers', workers, '--out', os.tmpdir()], { encoding: 'utf8' });
     assert.equal(run.status, 2);
     assert.match(run.stderr, new RegExp(`--pin needs one CPU for the load generator and one per worker \\(${cores}\\): this machine has ${cores}`));
+  });
+
+  it('brackets the answers it counts: the CPU window closes when counting stops, not when the load processes exit', async () => {
+    // The sampler's window (measure.js) opens and closes on these two events;
+    // a window closed at the processes' exit bills the server's work on the
+    // answers dropped in flight to the answers counted.
+    const server = http.createServer((req, res) => res.end('ok'));
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${server.address().port}`;
+      for (const job of [
+        { kind: 'closed', connections: 4, paths: ['/'], warmup: 1, duration: 1, timeout: 10 },
+        { kind: 'open', rate: 200, connections: 2, paths: ['/'], warmup: 0, duration: 1 },
+      ]) {
+        const events = [];
+        const load = await runLoad(url, job, {
+          processes: 2,
+          onMeasureStart: () => events.push(['start', performance.now()]),
+          onMeasureEnd: () => events.push(['end', performance.now()]),
+        });
+        events.push(['resolved', performance.now()]);
+        assert.deepEqual(events.map(([e]) => e), ['start', 'end', 'resolved'], job.kind);
+        const measured = (events[1][1] - events[0][1]) / 1000;
+        assert.ok(Math.abs(measured - load.seconds) < 0.5, `${job.kind}: window ${measured} s, answers counted over ${load.seconds} s`);
+        assert.ok(load.responses > 0);
+      }
+    } finally {
+      server.close();
+    }
   });
 
   it('times open-loop requests from their scheduled time: a stall delays every request behind it', async () => {
