@@ -25,10 +25,10 @@ const CURVE_CONNECTIONS = [1, 10, 100, 1000];
 const RATE_FRACTIONS = [0.25, 0.5, 0.9];
 // On a shared VM a visit's cost per request moves ~5% from the next visit's
 // (the spread is between visits, not within one): twenty rounds leave a
-// ratio's median a standard error of about 1-2%, five of 1-6%. Visits stay 2 s + 4 s: some tiers take
-// seconds to regain their pace after a resume, and a shorter visit bills
-// them for it. The c=1 latency needs fewer rounds. See docs/benchmark.md,
-// "How many rounds".
+// ratio's median a standard error of about 1-2%, five of 1-6%. Visits stay
+// 2 s + 4 s: some tiers take seconds to regain their pace after a resume, and
+// a shorter visit bills them for it. The c=1 latency needs fewer rounds. See
+// docs/benchmark.md, "How many rounds".
 const ROUNDS = 20;
 const WARMUP_S = 2;
 const DURATION_S = 4;
