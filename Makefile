@@ -10,12 +10,21 @@ NODE_VERSION := $(shell cat .nvmrc)
 OTHER_NODE_VERSIONS := $(filter-out $(NODE_VERSION),$(shell awk '!/^\#/ && NF { print $$1 }' scripts/node-versions))
 export PATH := $(CURDIR)/target/node/$(NODE_VERSION)/bin:$(PATH)
 
-.PHONY: setup build build-rust build-napi build-wasm build-testing package image bench bench-core soak serve deploy test test-rust test-node test-node-lines fuzz lint clean
+.PHONY: setup setup-bench build build-bench build-artifacts build-rust build-napi build-wasm build-testing package image bench bench-full bench-core soak serve deploy test test-rust test-node test-node-lines fuzz lint clean
 
 setup:
 	scripts/setup.sh
 
-build: setup build-rust build-napi build-wasm
+# Only what building and benchmarking need: `make bench` on a fresh machine
+# installs no test-only tool.
+setup-bench:
+	scripts/setup.sh bench
+
+build: setup build-artifacts
+
+build-bench: setup-bench build-artifacts
+
+build-artifacts: build-rust build-napi build-wasm
 
 build-rust:
 	$(CARGO) build --release --workspace --bins
@@ -49,11 +58,16 @@ serve: build
 deploy: build
 	node deploy/start.js
 
-## Build everything, benchmark every tier in interleaved rounds on the pinned
-## Node line, with napi and its node:http reference on the other lines (report
-## in bench/out), then the core. BENCH_ARGS adds options (bench/run.js --help).
-bench: build
+## Build what the benchmark runs, then benchmark every tier at one worker in
+## interleaved rounds until each ratio is known to ±5% (CPU) and ±10% (req/s),
+## about 15 minutes (report in bench/out). BENCH_ARGS adds options (bench/run.js --help).
+bench: build-bench
 	node bench/run.js $(BENCH_ARGS)
+
+## The long run: the default rounds, then two workers, the cost curves, fixed
+## rates and the other Node lines (report in bench/out/full), then the core.
+bench-full: build
+	node bench/run.js --full --out bench/out/full $(BENCH_ARGS)
 	$(MAKE) bench-core
 
 ## The core alone: cargo's stage table and length curve, instructions per
@@ -64,8 +78,8 @@ bench-core:
 	node bench/core-curve.js
 
 ## Build everything, then soak cli-pool, wasm-raw and napi-async for 10 minutes each.
-soak: build
-	node bench/run.js --soak 10m $(BENCH_ARGS)
+soak: build-bench
+	node bench/soak.js --duration 10m $(BENCH_ARGS)
 
 ## Build everything and run every test.
 test: build build-testing package lint test-rust fuzz test-node test-node-lines

@@ -13,6 +13,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { fmt } = require('./lib/report');
+const { ratioInterval } = require('./lib/stats');
 const { sameMachine } = require('./lib/machine');
 
 const USAGE = `Usage: tier-bench-compare OLD.json NEW.json [options]   (here: node bench/compare.js)
@@ -26,20 +27,19 @@ const RATIOS = [
   ['req/s ratio', 'requestsPerSecond', 'rps'],
   ['CPU/req ratio', 'serverCpuUsPerRequest', 'cpu'],
 ];
-
-/**
- * How far a median of per-round ratios moves by chance alone, relative to it:
- * the median's standard error, 1.25 sd / sqrt(rounds) (normal rounds).
- */
-function noiseOf(st) {
-  const xs = (st?.perRound ?? []).filter(Number.isFinite);
-  if (xs.length < 2) return NaN;
-  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
-  const sd = Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / (xs.length - 1));
-  return (1.2533 * sd) / Math.sqrt(xs.length) / st.median;
-}
+// A move is judged against the larger of the tolerance and this many times
+// the two runs' combined standard error: a move within it is what the
+// rounds' own spread gives by chance.
+const NOISE_FACTOR = 3;
 
 const rowsOf = (report) => [...report.results, ...(report.crossLine ?? []).map((r) => ({ ...r, tier: `${r.tier}@${r.line}` }))];
+
+/** A ratio's estimate and its standard error on the log scale; older reports carry only per-round values. */
+function estimateOf(st) {
+  if (!st) return null;
+  const iv = Number.isFinite(st.se) ? st : ratioInterval(st.perRound ?? []);
+  return Number.isFinite(iv.estimate) ? { estimate: iv.estimate, se: iv.se, modes: st.modes ?? null } : null;
+}
 
 function compare(older, newer, tolerance) {
   const rows = [];
@@ -48,12 +48,13 @@ function compare(older, newer, tolerance) {
     const o = olds.find((r) => r.tier === n.tier && r.workers === n.workers);
     if (!o) continue;
     for (const [figure, key, option] of RATIOS) {
-      const [a, b] = [o.ratios?.[key]?.median, n.ratios?.[key]?.median];
-      if (!Number.isFinite(a) || !Number.isFinite(b)) continue;
-      const change = b / a - 1;
-      // Both runs' chance alone, combined: a move several times this is drift.
-      const noise = Math.hypot(noiseOf(o.ratios[key]), noiseOf(n.ratios[key]));
-      rows.push({ tier: n.tier, workers: n.workers, figure, a, b, noise, change, allowed: tolerance[option], moved: Math.abs(change) > tolerance[option] });
+      const [a, b] = [estimateOf(o.ratios?.[key]), estimateOf(n.ratios?.[key])];
+      if (!a || !b) continue;
+      const change = b.estimate / a.estimate - 1;
+      const noise = Math.hypot(a.se, b.se);
+      const allowed = Math.max(tolerance[option], Number.isFinite(noise) ? Math.expm1(NOISE_FACTOR * noise) : 0);
+      const modes = Boolean(a.modes || b.modes);
+      rows.push({ tier: n.tier, workers: n.workers, figure, a: a.estimate, b: b.estimate, noise, change, allowed, modes, moved: Math.abs(Math.log1p(change)) > Math.log1p(allowed) });
     }
     rows.push({ tier: n.tier, workers: n.workers, figure: 'req/s (absolute)', a: o.requestsPerSecond, b: n.requestsPerSecond, noise: NaN, change: n.requestsPerSecond / o.requestsPerSecond - 1, allowed: null, moved: false });
   }
@@ -83,20 +84,21 @@ function main() {
   }
   if (older.machine.node !== newer.machine.node) console.log(`Note: the servers ran on Node ${older.machine.node}, then ${newer.machine.node}.\n`);
   const rows = compare(older, newer, { rps: Number(values.rps), cpu: Number(values.cpu) });
-  console.log('| tier | workers | figure | old | new | noise | change | allowed | |');
+  console.log('| tier | workers | figure | old | new | noise (se) | change | allowed | |');
   console.log('|---|---:|---|---:|---:|---:|---:|---:|---|');
   for (const r of rows) {
     const allowed = r.allowed === null ? 'not judged' : `${fmt(r.allowed * 100, 1)}%`;
     const noise = Number.isFinite(r.noise) ? `±${fmt(r.noise * 100, 1)}%` : '';
-    console.log(`| ${r.tier} | ${r.workers} | ${r.figure} | ${fmt(r.a, 3)} | ${fmt(r.b, 3)} | ${noise} | ${r.change >= 0 ? '+' : ''}${fmt(r.change * 100, 1)}% | ${allowed} | ${r.moved ? '**moved**' : ''} |`);
+    const mark = [r.moved && '**moved**', r.modes && 'two modes'].filter(Boolean).join(', ');
+    console.log(`| ${r.tier} | ${r.workers} | ${r.figure} | ${fmt(r.a, 3)} | ${fmt(r.b, 3)} | ${noise} | ${r.change >= 0 ? '+' : ''}${fmt(r.change * 100, 1)}% | ${allowed} | ${mark} |`);
   }
   const judged = rows.filter((r) => r.allowed !== null);
   const moved = judged.filter((r) => r.moved);
-  console.log(`\n${moved.length} of ${judged.length} ratios moved more than allowed.`);
-  console.log('noise: the standard error of a median of per-round ratios, both runs combined (1.25 sd / sqrt(rounds) each); a move within twice it is what the rounds\' spread alone would give.');
+  console.log(`\n${judged.length} comparisons: ${moved.length} of ${judged.length} ratios moved more than allowed.`);
+  console.log(`allowed: the larger of the tolerance (req/s ${fmt(Number(values.rps) * 100, 0)}%, CPU ${fmt(Number(values.cpu) * 100, 0)}%) and ${NOISE_FACTOR}x the noise, the two runs' standard errors of the ratio combined; a move within it is what the rounds' spread alone gives.`);
   process.exitCode = moved.length ? 1 : 0;
 }
 
 if (require.main === module) main();
 
-module.exports = { compare };
+module.exports = { compare, NOISE_FACTOR };

@@ -15,6 +15,8 @@ export interface BenchTier {
   reference?: string;
   /** Takes no worker count: measured at the first worker count only. */
   singleProcess?: boolean;
+  /** The report and its chart group tiers by this (a rung of the ladder). */
+  group?: string;
 }
 
 export interface BenchConfig {

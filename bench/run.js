@@ -10,29 +10,33 @@ const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { createMeter, visit, curvesOf, meanBodyBytes, closed } = require('./lib/measure');
-const { runRounds, summarize, measuresOneConnection } = require('./lib/rounds');
+const { runRounds, summarize, stopRule } = require('./lib/rounds');
+const { isLowerBound } = require('./lib/limit');
 const { freeze, thaw } = require('./lib/freeze');
 const { describeMachine } = require('./lib/machine');
 const { nodeBinary, otherInstalledLines, describeNode } = require('./lib/node-lines');
 const report = require('./lib/report');
 const readme = require('./lib/readme');
-const soakReport = require('./lib/soak-report');
-const { soakTier, parseDuration } = require('./lib/soak');
 const { startTier } = require('./lib/launch');
 const { loadConfig, tierOf, DEFAULT_CONFIG } = require('./lib/tier-config');
 
 const CURVE_CONNECTIONS = [1, 10, 100, 1000];
 const RATE_FRACTIONS = [0.25, 0.5, 0.9];
-// On a shared VM a visit's cost per request moves ~5% from the next visit's
-// (the spread is between visits, not within one): twenty rounds leave a
-// ratio's median a standard error of about 1-2%, five of 1-6%. Visits stay
-// 2 s + 4 s: some tiers take seconds to regain their pace after a resume, and
-// a shorter visit bills them for it. The c=1 latency needs fewer rounds. See
-// docs/benchmark.md, "How many rounds".
-const ROUNDS = 20;
+// The adaptive stop: at least MIN_ROUNDS rounds, then a tier leaves once its
+// CPU-per-request ratio's 95% interval is within ±5% and its req/s ratio's
+// within ±10%, or at the cap, or when the next round would end past the time
+// budget. On a shared VM the spread is between visits, not within one, so
+// visits are short and rounds many: 2 s of warm-up (tiers regain their pace
+// for a second or two after a resume) and 3 s measured, then one connection
+// for 1.5 s. See docs/benchmark.md, "When a tier stops".
+const MIN_ROUNDS = 5;
+const MAX_ROUNDS = 15;
+const BUDGET_MINUTES = 13;
+const TOLERANCE = { cpu: 0.05, rps: 0.1 };
 const WARMUP_S = 2;
-const DURATION_S = 4;
-const ONE_CONNECTION_ROUNDS = 5;
+const DURATION_S = 3;
+const ONE_CONNECTION = { warmup: 0.5, duration: 1.5 };
+const PREWARM_S = 10;
 
 // V8's memory reducer shrinks the heap of a process that has gone 100 s
 // without a full GC (its watchdog). A server stopped between its visits looks
@@ -42,41 +46,37 @@ const NODE_ARGS = '--no-memory-reducer';
 const USAGE = `Usage: tier-bench [options]   (in this repository: node bench/run.js)
 
 Every tier's server starts up front; all but the one being measured are
-stopped (SIGSTOP). Each round visits every tier in a rotated order, the
-anchor (the configuration's baseline) twice, and each tier's ratios to the
-anchor come from within one round: the report gives their median and range.
+stopped (SIGSTOP). Each round visits every tier still running in a rotated
+order, the anchor (the configuration's baseline) twice; each tier's ratios
+to the anchor come from within one round. After ${MIN_ROUNDS} rounds a tier stops once
+its ratios' 95% intervals are within ±${TOLERANCE.cpu * 100}% (CPU per request) and
+±${TOLERANCE.rps * 100}% (req/s). One worker; --full adds two workers, curves,
+fixed rates and the other Node lines.
 
-  --config FILE       the service's tiers and request mix (default: ${DEFAULT_CONFIG} in the
-                      current directory; its type: BenchConfig in tier-bench's index.d.ts)
-  --tiers LIST        comma-separated (default: every tier of the configuration)
-  --workers LIST      server worker counts, for tiers that take one (default: 1,2)
-  --node LINE|PATH    the Node the servers run on: a supported line (22, 24, 26) or a
-                      node executable (default: the node running this script; make uses .nvmrc's)
-  --lines LIST        other Node lines for the cross-line section (default: every other
-                      supported line installed; "none" to skip)
-  --node-args ARGS    Node's own flags for the servers that run on it, space-separated
-                      (default: "${NODE_ARGS}"; "" for none; --soak runs V8's defaults)
-  --rounds N          interleaved rounds (default: ${ROUNDS})
-  --connections N     concurrent connections (default: 100)
-  --duration S        measured seconds per visit (default: ${DURATION_S})
-  --warmup S          warm-up seconds per visit, on the visit's fresh connections (default: ${WARMUP_S})
-  --prewarm S         load on each server once, at start, before the first round (default: 20)
-  --out DIR           where report.md, results.json and the charts go (default: bench/out)
-  --readme FILE       also write the report's summary into FILE between
-                      <!-- bench:begin --> and <!-- bench:end -->
-  --render DIR        measure nothing: render DIR/results.json again (with --readme, the summary too)
-  --load-processes N  autocannon processes sharing the connections (default: 1)
-  --pin               load generator, sampler and wrk on CPU 0, servers on the others
-                      (taskset, every thread); refused without a CPU per worker left
-  --no-curves         only the rounds: no cost curves, fixed-rate runs or wrk
-  --curve-duration S  measured seconds per curve point and fixed rate (default: 3)
-  --one-connection-rounds N
-                      how many rounds, evenly spread, also measure one connection (default: ${ONE_CONNECTION_ROUNDS})
-  --quick             two short rounds, worker count 1, fewer curve points (for CI)
-  --soak DURATION     soak mode instead: each tier (default: the configuration's soakTiers) under
-                      load for DURATION (e.g. 10m); passes when RSS grows < 5%
-                      (default --out bench/out/soak)
-  --soak-warmup S     warm-up before the soak's first RSS sample (default: 60)`;
+  --config FILE     the service's tiers and request mix (default: ${DEFAULT_CONFIG} in the
+                    current directory; its type: BenchConfig in tier-bench's index.d.ts)
+  --tiers LIST      comma-separated (default: every tier of the configuration)
+  --full            the long run: worker counts 1 and 2, the cost curves, fixed-rate
+                    latency, wrk, and the other installed Node lines
+  --workers LIST    server worker counts, for tiers that take one (default: 1; --full: 1,2)
+  --node LINE|PATH  the Node the servers run on: a supported line (22, 24, 26) or a
+                    node executable (default: the node running this script)
+  --lines LIST      with --full, other Node lines for the cross-line section
+                    (default: every other supported line installed; "none" to skip)
+  --node-args ARGS  Node's own flags for the servers that run on it (default: "${NODE_ARGS}")
+  --max-rounds N    the cap on rounds (default: ${MAX_ROUNDS})
+  --min-rounds N    rounds before a tier may stop (default: ${MIN_ROUNDS})
+  --rounds N        exactly N rounds, no adaptive stop
+  --budget MIN      start no round that would end past MIN minutes after the first of its
+                    worker count (default: ${BUDGET_MINUTES})
+  --connections N   concurrent connections (default: 100)
+  --out DIR         where report.md, results.json and the charts go (default: bench/out)
+  --readme FILE     also write the report's summary into FILE between
+                    <!-- bench:begin --> and <!-- bench:end -->
+  --render DIR      measure nothing: render DIR/results.json again (with --readme, the summary too)
+  --quick           two or three short rounds (for CI)
+
+A soak (memory over minutes) is its own command: tier-bench-soak (bench/soak.js).`;
 
 function parseOptions(argv) {
   const { values } = parseArgs({
@@ -84,90 +84,71 @@ function parseOptions(argv) {
     options: {
       config: { type: 'string', default: DEFAULT_CONFIG },
       tiers: { type: 'string' },
+      full: { type: 'boolean', default: false },
       workers: { type: 'string' },
       node: { type: 'string' },
       lines: { type: 'string' },
       'node-args': { type: 'string', default: NODE_ARGS },
+      'max-rounds': { type: 'string' },
+      'min-rounds': { type: 'string' },
       rounds: { type: 'string' },
+      budget: { type: 'string' },
       connections: { type: 'string', default: '100' },
-      duration: { type: 'string' },
-      warmup: { type: 'string' },
-      prewarm: { type: 'string' },
       out: { type: 'string' },
       readme: { type: 'string' },
       render: { type: 'string' },
-      'load-processes': { type: 'string', default: '1' },
-      pin: { type: 'boolean', default: false },
-      'no-curves': { type: 'boolean', default: false },
-      'curve-duration': { type: 'string' },
-      'one-connection-rounds': { type: 'string' },
       quick: { type: 'boolean', default: false },
-      soak: { type: 'string' },
-      'soak-warmup': { type: 'string', default: '60' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) return null;
   if (values.render) return { render: path.resolve(values.render), readme: values.readme && path.resolve(values.readme) };
-  const soak = values.soak === undefined ? null : parseDuration(values.soak);
   const config = loadConfig(values.config);
-  const defaultTiers = soak ? (config.soakTiers ?? config.tiers.map((t) => t.name)) : config.tiers.map((t) => t.name);
-  const tiers = values.tiers ? values.tiers.split(',').filter(Boolean) : defaultTiers;
+  const tiers = values.tiers ? values.tiers.split(',').filter(Boolean) : config.tiers.map((t) => t.name);
   for (const t of tiers) tierOf(config, t);
   const { requests } = config;
   const lengths = requests.ofLength ? requests.lengths ?? [] : [];
-  const quick = values.quick;
-  const workers = (values.workers ?? (quick ? '1' : '1,2')).split(',').map(Number);
-  const curveDuration = Number(values['curve-duration'] ?? (quick ? 1 : 3));
+  const { quick, full } = values;
+  const workers = (values.workers ?? (full ? '1,2' : '1')).split(',').map(Number);
   const node = values.node ? nodeBinary(values.node) : process.execPath;
-  const lines = values.lines === 'none' ? [] : values.lines ? values.lines.split(',').map(nodeBinary) : otherInstalledLines(node);
+  const lines = !full || values.lines === 'none' ? [] : values.lines ? values.lines.split(',').map(nodeBinary) : otherInstalledLines(node);
+  const exact = values.rounds && Number(values.rounds);
+  const minRounds = exact || Number(values['min-rounds'] ?? (quick ? 2 : MIN_ROUNDS));
+  const maxRounds = exact || Math.max(minRounds, Number(values['max-rounds'] ?? (quick ? 3 : MAX_ROUNDS)));
   return {
     // Read before the run: the code that was measured, whatever changes during it.
     commit: gitDescribe(),
     tiers,
+    full,
     workers,
     node,
     nodeArgs: values['node-args'].split(' ').filter(Boolean),
     // Quick: one other line (the oldest) is enough to exercise the cross-line section.
-    lines: soak ? [] : quick && !values.lines ? lines.slice(-1) : lines,
-    rounds: Number(values.rounds ?? (quick ? 2 : ROUNDS)),
+    lines: quick && !values.lines ? lines.slice(-1) : lines,
+    minRounds,
+    maxRounds,
+    budgetMinutes: Number(values.budget ?? BUDGET_MINUTES),
+    tolerance: TOLERANCE,
     connections: Number(values.connections),
-    duration: soak ?? Number(values.duration ?? (quick ? 1 : DURATION_S)),
-    warmup: soak ? parseDuration(values['soak-warmup']) : Number(values.warmup ?? (quick ? 0 : WARMUP_S)),
+    duration: quick ? 1 : DURATION_S,
+    warmup: quick ? 0.5 : WARMUP_S,
     // node-server's in-process tiers cost 10-15% more CPU per request after
-    // ~25 s of load than in their first seconds (V8 and heap settling): without
-    // this, round 1 reads low and the medians move between runs.
-    prewarm: soak ? 0 : Number(values.prewarm ?? (quick ? 0 : 20)),
-    soak: soak !== null,
-    oneConnection: { ...(quick ? { warmup: 0, duration: 1 } : { warmup: 1, duration: 2 }), rounds: Number(values['one-connection-rounds'] ?? ONE_CONNECTION_ROUNDS) },
+    // some seconds of load than in their first (V8 and heap settling).
+    prewarm: quick ? 0 : PREWARM_S,
+    oneConnection: quick ? { warmup: 0, duration: 0.5 } : ONE_CONNECTION,
     config,
     paths: requests.paths,
-    out: path.resolve(values.out ?? (soak ? 'bench/out/soak' : 'bench/out')),
+    out: path.resolve(values.out ?? 'bench/out'),
     readme: values.readme && path.resolve(values.readme),
-    loadProcesses: Number(values['load-processes']),
-    pin: values.pin ? pin(Math.max(...workers)) : null,
-    curves: !soak && !values['no-curves'] && {
+    curves: full && {
       connections: quick ? [1, 10, Number(values.connections)] : CURVE_CONNECTIONS,
       lengths: (quick && lengths.length > 2 ? [lengths[0], lengths.at(-1)] : lengths).map((length) => ({ length, paths: requests.ofLength(length) })),
       rateFractions: quick ? [0.5] : RATE_FRACTIONS,
       curveWarmup: quick ? 0 : 1,
-      curveDuration,
+      curveDuration: quick ? 1 : 3,
       wrkSeconds: quick ? 1 : 5,
     },
   };
-}
-
-/**
- * CPU 0 for the load processes, the sampler and wrk (taskset at exec pins
- * every thread they start); the servers get the rest. Refused when that
- * leaves fewer CPUs than node-server workers: the comparison would be unfair.
- */
-function pin(maxWorkers) {
-  const cores = os.availableParallelism();
-  if (cores - 1 < maxWorkers) {
-    throw new Error(`--pin needs one CPU for the load generator and one per worker (${maxWorkers}): this machine has ${cores}`);
-  }
-  return { client: '0', server: `1-${cores - 1}` };
 }
 
 /** What every report says about how it was made. */
@@ -219,26 +200,6 @@ function writeRendered(out, data, render, readmeFile) {
   }
 }
 
-async function soak(options) {
-  const { paths } = options;
-  const results = [];
-  for (const tier of options.tiers) {
-    const result = await soakTier(tier, {
-      ...options,
-      paths,
-      onProgress: ({ second, total, rps }) =>
-        second <= total && process.stderr.write(`\r\x1b[Ksoak ${tier}: ${second}/${total} s, ${rps} req/s`),
-    });
-    process.stderr.write(`\r\x1b[Ksoak ${tier}: RSS ${result.rss.startMB.toFixed(1)} -> ${result.rss.endMB.toFixed(1)} MB (${(result.rss.growth * 100).toFixed(2)}%), ${result.pass ? 'pass' : 'FAIL'}\n`);
-    results.push(result);
-  }
-  writeReport(options.out, { results, settings: commonSettings(options), machine: describeMachine(options.node) }, (r) => ({
-    'report.md': soakReport.markdown(r),
-    'chart.svg': soakReport.svg(r.results),
-  }));
-  if (results.some((r) => !r.pass)) process.exitCode = 1;
-}
-
 // Servers started and not yet stopped: thawed and stopped if this process is interrupted.
 const live = new Set();
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
@@ -251,34 +212,35 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   });
 }
 
-/**
- * The servers of one worker count: every tier (those that take no worker
- * count at the first only, the anchor always) and, at the first, the
- * configuration's crossLine tiers on each other Node line. Each is started,
- * warmed, its body bytes read, and frozen.
- */
-async function startSubjects(workers, first, anchor, options, log) {
-  const { config, paths, connections } = options;
-  const plan = [];
-  for (const tier of options.tiers) {
-    const entry = tierOf(config, tier);
-    if (first || !entry.singleProcess || tier === anchor) plan.push({ key: tier, tier, entry, node: options.node });
-  }
-  if (first) {
-    for (const exe of options.lines) {
-      const version = describeNode(exe).node.replace(/^v/, '');
-      for (const tier of (config.crossLine ?? []).filter((t) => options.tiers.includes(t))) {
-        plan.push({ key: `${tier}@${version}`, tier, entry: tierOf(config, tier), node: exe, line: version });
-      }
+/** The subjects of one worker count: every tier (those that take no worker count at the first only, the anchor always). */
+function tierPlan(workers, first, anchor, options) {
+  return options.tiers
+    .map((tier) => ({ key: tier, tier, entry: tierOf(options.config, tier), node: options.node }))
+    .filter((s) => first || !s.entry.singleProcess || s.tier === anchor);
+}
+
+/** The cross-line subjects: the anchor, and the configuration's crossLine tiers on the pinned line and every other. */
+function linePlan(anchor, options) {
+  const plan = [{ key: anchor, tier: anchor, entry: tierOf(options.config, anchor), node: options.node }];
+  for (const exe of [options.node, ...options.lines]) {
+    const line = describeNode(exe).node.replace(/^v/, '');
+    for (const tier of (options.config.crossLine ?? []).filter((t) => options.tiers.includes(t))) {
+      plan.push({ key: `${tier}@${line}`, tier, entry: tierOf(options.config, tier), node: exe, line });
     }
   }
+  return plan;
+}
+
+/** Starts each subject of `plan`, warms it, reads its body bytes, and freezes it. */
+async function startSubjects(plan, workers, options, log) {
+  const { config, paths, connections } = options;
   const subjects = [];
   try {
     for (const s of plan) {
       log(`starting ${s.key} w=${workers}`, true);
-      const server = await startTier(s.tier, { workers, node: s.node, nodeArgs: options.nodeArgs, cpus: options.pin?.server, config });
+      const server = await startTier(s.tier, { workers, node: s.node, nodeArgs: options.nodeArgs, config });
       live.add(server);
-      const meter = createMeter(server, { entry: s.entry, workers, clientCpus: options.pin?.client, loadProcesses: options.loadProcesses, log });
+      const meter = createMeter(server, { entry: s.entry, workers, log });
       const subject = { ...s, server, meter, root: server.child.pid };
       subjects.push(subject);
       const first = options.prewarm || options.warmup;
@@ -302,6 +264,53 @@ async function stopSubjects(subjects) {
   }
 }
 
+/** One worker count's interleaved rounds, each subject's row, and why it stopped. */
+async function measureRounds(subjects, { workers, oneConnection, anchor }, options, log) {
+  const { visits, stopped } = await runRounds(subjects, {
+    anchor,
+    minRounds: options.minRounds,
+    maxRounds: options.maxRounds,
+    // Each group of rounds has the whole budget: the default run's rounds are the full run's first.
+    deadline: Date.now() + options.budgetMinutes * 60_000,
+    stop: stopRule(options.tolerance),
+    measure: (s, round) =>
+      visit(s.meter, {
+        label: `round ${round + 1} ${s.key} w=${workers}`,
+        connections: options.connections,
+        paths: options.paths,
+        warmup: options.warmup,
+        duration: options.duration,
+        oneConnection: oneConnection && options.oneConnection,
+        eventLoop: Boolean(s.entry.eventLoop),
+        limited: isLowerBound,
+      }),
+    onRound: (round, active) => log(`round ${round + 1} done; still running: ${active.join(', ') || 'none'}`),
+  });
+  const summary = summarize(visits, anchor);
+  const rows = subjects.map((s) => {
+    const { main: figures, single, wrk, runs, ratios } = summary.subjects.get(s.key);
+    const row = {
+      tier: s.tier,
+      workers,
+      connections: options.connections,
+      ...figures,
+      meanBodyBytes: s.meanBodyBytes,
+      ...(single && { oneConnectionLatencyMs: single.latencyMs, oneConnection: single }),
+      ...(wrk && { wrk }),
+      reference: Boolean(s.entry.reference),
+      group: s.entry.group ?? null,
+      ratios,
+      stop: stopped.get(s.key),
+      visits: runs.length,
+      runs,
+    };
+    const r = ratios.requestsPerSecond;
+    log(`${s.key} w=${workers}: x${r.estimate.toFixed(3)} of ${anchor} (${r.low.toFixed(3)}-${r.high.toFixed(3)}), ${row.stop.rounds} rounds, ${row.stop.reason}`);
+    return { subject: s, row };
+  });
+  return { rows, rounds: { workers, anchor, rounds: summary.rounds } };
+}
+
 async function main() {
   let options;
   try {
@@ -315,72 +324,29 @@ async function main() {
     const data = JSON.parse(fs.readFileSync(path.join(options.render, 'results.json'), 'utf8'));
     return writeRendered(options.render, data, report.render, options.readme);
   }
-  if (options.soak) return soak(options);
   const { paths, config } = options;
   const anchor = options.tiers.includes(config.baseline) ? config.baseline : options.tiers[0];
   const log = (line, partial) => process.stderr.write(`\r\x1b[K${line}${partial ? '' : '\n'}`);
+  const started = new Date();
   const results = [];
   const crossLine = [];
   const rounds = [];
   let baselineMax;
   for (const workers of options.workers) {
     const first = workers === options.workers[0];
-    const subjects = await startSubjects(workers, first, anchor, options, log);
+    const subjects = await startSubjects(tierPlan(workers, first, anchor, options), workers, options, log);
     try {
-      const visits = await runRounds(subjects, {
-        anchor,
-        rounds: options.rounds,
-        measure: (s, round) =>
-          visit(s.meter, {
-            label: `round ${round + 1}/${options.rounds} ${s.key} w=${workers}`,
-            connections: options.connections,
-            paths,
-            warmup: options.warmup,
-            duration: options.duration,
-            // The per-call cost does not depend on the worker count, and
-            // varies less between visits than the closed-loop figures do.
-            oneConnection: first && measuresOneConnection(round, options.rounds, options.oneConnection.rounds) && options.oneConnection,
-            eventLoop: Boolean(s.entry.eventLoop),
-          }),
-      });
-      const summary = summarize(visits, anchor, options.rounds);
-      rounds.push({ workers, anchor, rounds: summary.rounds });
-      for (const s of subjects) {
-        const { main: figures, single, runs, ratios } = summary.subjects.get(s.key);
-        const result = {
-          tier: s.tier,
-          workers,
-          connections: options.connections,
-          ...figures,
-          meanBodyBytes: s.meanBodyBytes,
-          ...(single && { oneConnectionLatencyMs: single.latencyMs, oneConnection: single }),
-          reference: Boolean(s.entry.reference),
-          ratios,
-          visits: runs.length,
-          runs,
-        };
-        const flagged = result.errors || result.non2xx ? ' (ERRORS)' : '';
-        log(`${s.key} w=${workers}: ${result.requestsPerSecond.toFixed(0)} req/s, x${ratios.requestsPerSecond.median.toFixed(3)} of ${anchor} (${ratios.requestsPerSecond.min.toFixed(3)}-${ratios.requestsPerSecond.max.toFixed(3)})${flagged}`);
-        if (s.line) crossLine.push({ ...result, line: s.line, v8: describeNode(s.node).v8 });
-        else results.push(result);
-      }
+      // The per-call cost does not depend on the worker count: c=1 at the first only.
+      const measured = await measureRounds(subjects, { workers, oneConnection: first, anchor }, options, log);
+      rounds.push(measured.rounds);
+      results.push(...measured.rows.map(({ row }) => row));
       if (first) baselineMax = results.find((r) => r.tier === config.baseline)?.requestsPerSecond;
       if (first && options.curves) {
-        for (const s of subjects.filter((x) => !x.line)) {
+        for (const s of subjects) {
           const result = results.find((r) => r.tier === s.tier && r.workers === workers);
           thaw(s.root);
           try {
-            Object.assign(result, await curvesOf(s.meter, {
-              tier: s.tier,
-              config,
-              curves: options.curves,
-              connections: options.connections,
-              paths,
-              clientCpus: options.pin?.client,
-              main: result,
-              single: result.oneConnection,
-              baselineMax,
-            }));
+            Object.assign(result, await curvesOf(s.meter, { tier: s.tier, config, curves: options.curves, connections: options.connections, paths, main: result, single: result.oneConnection, baselineMax }));
           } finally {
             freeze(s.root);
           }
@@ -390,15 +356,32 @@ async function main() {
     } finally {
       await stopSubjects(subjects);
     }
+    if (first && options.lines.length && config.crossLine?.length) {
+      // The other Node lines in rounds of their own, with the anchor and the pinned line's same tiers.
+      const lineSubjects = await startSubjects(linePlan(anchor, options), workers, options, log);
+      try {
+        const measured = await measureRounds(lineSubjects, { workers, oneConnection: false, anchor }, options, log);
+        rounds.push({ ...measured.rounds, lines: true });
+        for (const { subject, row } of measured.rows) {
+          if (subject.line) crossLine.push({ ...row, line: subject.line, v8: describeNode(subject.node).v8 });
+        }
+      } finally {
+        await stopSubjects(lineSubjects);
+      }
+    }
   }
+  const ended = new Date();
   const settings = {
     ...commonSettings(options),
     anchor,
-    rounds: options.rounds,
+    full: options.full,
+    minRounds: options.minRounds,
+    maxRounds: options.maxRounds,
+    budgetMinutes: options.budgetMinutes,
+    tolerance: options.tolerance,
     oneConnection: options.oneConnection,
-    oneConnectionSeconds: options.oneConnection.duration,
-    loadProcesses: options.loadProcesses,
-    pin: options.pin,
+    started: started.toISOString(),
+    wallSeconds: (ended - started) / 1000,
     lines: [describeNode(options.node).node, ...options.lines.map((exe) => describeNode(exe).node)],
     nodeArgs: options.nodeArgs,
     curves: options.curves && {

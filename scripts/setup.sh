@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Installs what the build, tests and benchmark need, skipping what is there.
-# Safe to run again; `make bench` and `make test` run it first.
+# Safe to run again; `make test` runs it first (`scripts/setup.sh`), `make
+# bench` with `bench`: only what building and benchmarking need, no test-only
+# tool (Chromium, podman, qemu, the cross targets, the fuzzing toolchain).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+profile=${1:-all}
+case "$profile" in all|bench) ;; *) echo "setup: usage: scripts/setup.sh [all|bench]" >&2; exit 2 ;; esac
+for_tests() { [ "$profile" = all ]; }
 
 log() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
 
@@ -34,13 +39,15 @@ pinned=$(cat .nvmrc)
 [ -x "target/node/$pinned/bin/node" ] || { echo "setup: .nvmrc names $pinned, which scripts/node-versions does not list" >&2; exit 1; }
 export PATH="$PWD/target/node/$pinned/bin:$PATH"
 
-# Debian packages: zbarimg decodes QR codes in the tests, wrk cross-checks the
-# benchmark, nginx runs the deploy/ topology (its test and the axum-nginx tier),
-# chromium runs node-server's page in test/contract/browser.test.js.
+# Debian packages: wrk measures where autocannon is the limit, nginx runs the
+# deploy/ topology (the axum-nginx tier and its test); the rest only the tests
+# use: zbarimg decodes QR codes, chromium runs node-server's page in
+# test/contract/browser.test.js.
 apt_packages=()
-command -v zbarimg >/dev/null 2>&1 || apt_packages+=(zbar-tools)
 command -v wrk >/dev/null 2>&1 || apt_packages+=(wrk)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || apt_packages+=(nginx)
+if for_tests; then
+command -v zbarimg >/dev/null 2>&1 || apt_packages+=(zbar-tools)
 # chromium: the page's test drives it headless (puppeteer-core, no browser download).
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || apt_packages+=(chromium)
 # qemu-user: test/artifacts/package.test.js runs the arm64 addon under qemu-aarch64.
@@ -58,6 +65,7 @@ command -v prometheus >/dev/null 2>&1 || apt_packages+=(prometheus)
 # namespaces and cuts one's network (as root).
 command -v ip >/dev/null 2>&1 || apt_packages+=(iproute2)
 command -v nft >/dev/null 2>&1 || apt_packages+=(nftables)
+fi
 if [ ${#apt_packages[@]} -gt 0 ]; then
   log "apt-get install ${apt_packages[*]}"
   sudo_cmd=""
@@ -70,7 +78,7 @@ fi
 # (not installed: it would replace this machine's node) into target/arm64-root.
 sudo_cmd=""
 [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-if [ ! -x target/arm64-root/usr/bin/node ]; then
+if for_tests && [ ! -x target/arm64-root/usr/bin/node ]; then
   log "arm64 node for qemu (Debian nodejs:arm64, unpacked into target/arm64-root)"
   if ! dpkg --print-foreign-architectures | grep -qx arm64; then
     $sudo_cmd dpkg --add-architecture arm64
@@ -93,6 +101,7 @@ fi
 # Downloaded with a private apt configuration: the system's sources stay as they are.
 MUSL_NODE_VERSION=22.20.0
 for spec in x64:amd64:x86_64 arm64:arm64:aarch64; do
+  for_tests || break
   IFS=: read -r arch deb_arch wheel_arch <<<"$spec"
   root=target/musl-root/$arch
   [ -x "$root/node/bin/node" ] && [ -e "$root/usr/lib/$wheel_arch-linux-musl/libc.so" ] && continue
@@ -135,16 +144,17 @@ fi
 # `make package`: the addon for the other Linux targets, cross-compiled with
 # zig as linker (PyPI's ziglang) through cargo-zigbuild, and for WASI.
 for target in x86_64-unknown-linux-musl aarch64-unknown-linux-gnu aarch64-unknown-linux-musl wasm32-wasip1-threads; do
+  for_tests || break
   if ! rustup target list --installed | grep -qx "$target"; then
     log "rustup target add $target"
     rustup target add "$target"
   fi
 done
-if ! python3 -c 'import ziglang' 2>/dev/null; then
+if for_tests && ! python3 -c 'import ziglang' 2>/dev/null; then
   log "pip install ziglang"
   python3 -m pip install --quiet ziglang || python3 -m pip install --quiet --break-system-packages ziglang
 fi
-if ! command -v cargo-zigbuild >/dev/null 2>&1; then
+if for_tests && ! command -v cargo-zigbuild >/dev/null 2>&1; then
   log "cargo install cargo-zigbuild (about 2 minutes, once)"
   cargo install --quiet --locked cargo-zigbuild || cargo install --quiet cargo-zigbuild
 fi
@@ -159,11 +169,11 @@ if ! command -v wasm-pack >/dev/null 2>&1; then
   cargo install --quiet --locked wasm-pack || cargo install --quiet wasm-pack
 fi
 # `make fuzz`: cargo-fuzz drives libFuzzer, whose instrumentation needs nightly.
-if ! rustup run nightly rustc --version >/dev/null 2>&1; then
+if for_tests && ! rustup run nightly rustc --version >/dev/null 2>&1; then
   log "rustup toolchain install nightly (for cargo fuzz)"
   rustup toolchain install nightly --profile minimal
 fi
-if ! command -v cargo-fuzz >/dev/null 2>&1; then
+if for_tests && ! command -v cargo-fuzz >/dev/null 2>&1; then
   log "cargo install cargo-fuzz (about a minute, once)"
   cargo install --quiet --locked cargo-fuzz || cargo install --quiet cargo-fuzz
 fi

@@ -14,6 +14,8 @@ const QR_SERVER_BIN = process.env.QR_SERVER_BIN || path.join(ROOT, 'target/relea
 const node = (exe, script, ...args) => [exe, path.join(ROOT, script), ...args];
 
 const texts = JSON.parse(fs.readFileSync(FIXTURE, 'utf8')).urls;
+// The report groups tiers by rung (node-server/tiers/index.js `level`).
+const RUNGS = ['0: JavaScript', '1: a Rust process per call or pool', '2: Wasm', '3: N-API addon', '4: a Rust service'];
 
 /** @type {import('../lib/tier-config').BenchConfig} */
 module.exports = {
@@ -32,6 +34,7 @@ module.exports = {
   tiers: [
     ...TIERS.map((tier) => ({
       name: tier.name,
+      group: RUNGS[tier.level],
       // qr_server alone for `axum`; node-server for every other tier.
       command: tier.server === 'qr_server'
         ? ({ env }) => [env?.QR_SERVER_BIN ?? QR_SERVER_BIN, '--port', '0']
@@ -42,6 +45,7 @@ module.exports = {
     {
       name: 'axum-nginx',
       reference: 'deploy/nginx.conf in front of one qr_server; memory and CPU are nginx + qr_server',
+      group: 'references',
       command: ({ node: exe }) => node(exe, 'deploy/start.js', '--port', '0', '--qr-servers', '1', '--tier', 'none'),
       singleProcess: true,
       // deploy/start.js starts the servers and serves nothing itself.
@@ -50,6 +54,7 @@ module.exports = {
     {
       name: 'napi-node-http',
       reference: 'the addon behind bare node:http, bench/reference/napi-node-http.js',
+      group: 'references',
       command: ({ node: exe }) => node(exe, 'bench/reference/napi-node-http.js', '--port', '0'),
       singleProcess: true,
     },

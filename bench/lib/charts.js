@@ -61,41 +61,85 @@ function lineChart({ title, xLabel, yLabel, xs, series, logX = false, logY = fal
 }
 
 /**
- * Horizontal bars of req/s per tier and worker count, p99 written beside
- * each; the baseline grey, reference rows dark, and a row whose req/s is a
- * lower bound (`lowerBound(r)`: the load generator or the machine was the
- * limit) hatched and marked "≥".
+ * Each tier's ratios to the anchor with their 95% intervals, as points with
+ * error bars on a log axis: req/s on the left, CPU per request (inverted:
+ * higher is better) on the right, tiers grouped by their configuration's
+ * `group` (the rung). Two modes are drawn as two points; a lower bound
+ * ("≥") as an open point with an arrow to the right.
  */
-function barChart(results, { baseline, lowerBound = () => false } = {}) {
-  const fmt = (x, d) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
-  const rowH = 22;
-  const left = 190;
-  const width = 800;
-  const barMax = width - left - 190;
-  const max = Math.max(...results.map((r) => r.requestsPerSecond));
-  const sorted = [...results].sort((a, b) => b.requestsPerSecond - a.requestsPerSecond);
-  const height = 40 + sorted.length * rowH + 36;
-  const bars = sorted.map((r, i) => {
-    const y = 40 + i * rowH;
-    const w = Math.max(1, (r.requestsPerSecond / max) * barMax);
-    const color = r.tier === baseline ? '#999' : r.reference ? '#b7410e' : '#dea584';
-    const bound = lowerBound(r);
-    return [
-      `<text x="${left - 8}" y="${y + 15}" text-anchor="end">${esc(`${r.tier} (${r.workers}w)`)}</text>`,
-      `<rect x="${left}" y="${y + 3}" width="${w.toFixed(1)}" height="${rowH - 6}" fill="${bound ? 'url(#bound)' : color}"/>`,
-      `<text x="${left + w + 6}" y="${y + 15}">${bound ? '≥ ' : ''}${fmt(r.requestsPerSecond, 0)} req/s, p99 ${fmt(r.latencyMs.p99, 1)} ms</text>`,
-    ].join('');
-  });
-  return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
-    '<defs><pattern id="bound" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#dea584"/><line x1="0" y1="0" x2="0" y2="6" stroke="#7a3b10" stroke-width="2"/></pattern></defs>',
+function ratioChart(rows, { anchor, title, lowerBound = () => false, rps = (r) => r.ratios?.requestsPerSecond }) {
+  const rowH = 20;
+  const left = 170;
+  const panel = 290;
+  const gap = 40;
+  const width = left + 2 * panel + gap + 20;
+  const grouped = [];
+  for (const r of rows) {
+    const g = r.group ?? (r.reference ? 'reference' : '');
+    let entry = grouped.find((x) => x.group === g);
+    if (!entry) grouped.push((entry = { group: g, rows: [] }));
+    entry.rows.push(r);
+  }
+  const lines = grouped.flatMap((g) => [{ heading: g.group }, ...g.rows.map((r) => ({ r }))]).filter((l) => l.r || l.heading);
+  const height = 60 + lines.length * rowH + 30;
+  const figures = {
+    rps: (r) => rps(r),
+    cpu: (r) => {
+      const c = r.ratios?.serverCpuUsPerRequest;
+      if (!c) return null;
+      const flip = (m) => m && { ...m, estimate: 1 / m.estimate };
+      return { ...c, estimate: 1 / c.estimate, low: 1 / c.high, high: 1 / c.low, modes: c.modes && { low: flip(c.modes.low), high: flip(c.modes.high) } };
+    },
+  };
+  const values = rows.flatMap((r) => ['rps', 'cpu'].flatMap((k) => {
+    const st = figures[k](r);
+    return st ? [st.estimate, st.low, st.high] : [];
+  })).filter((v) => Number.isFinite(v) && v > 0);
+  const lo = 10 ** Math.floor(Math.log10(Math.min(1, ...values)));
+  const hi = 10 ** Math.ceil(Math.log10(Math.max(1, ...values)));
+  const axis = ticks(lo, hi, true);
+  const px = (x0, v) => x0 + ((Math.log10(v) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo) || 1)) * panel;
+  const out = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="11">`,
     '<rect width="100%" height="100%" fill="white"/>',
-    '<text x="10" y="22" font-size="15" font-weight="bold">Requests per second by tier (workers), closed loop, median of the rounds; p99 beside each bar</text>',
-    ...bars,
-    `<text x="10" y="${height - 12}" font-size="11">Hatched, "≥": the load generator or the machine was the limit, so the server does at least this much.</text>`,
-    '</svg>',
-    '',
-  ].join('\n');
+    `<text x="10" y="20" font-size="14" font-weight="bold">${esc(title)}</text>`,
+  ];
+  const panels = [['rps', left, `req/s against ${anchor} (log; higher is better)`], ['cpu', left + panel + gap, `less CPU per request than ${anchor} (log)`]];
+  for (const [, x0, heading] of panels) {
+    out.push(`<text x="${x0}" y="44" font-weight="bold">${esc(heading)}</text>`);
+    for (const t of axis) {
+      const x = px(x0, t).toFixed(1);
+      out.push(`<line x1="${x}" x2="${x}" y1="52" y2="${height - 26}" stroke="${t === 1 ? '#999' : '#eee'}"/>`);
+      out.push(`<text x="${x}" y="${height - 12}" text-anchor="middle">${+t.toPrecision(3)}x</text>`);
+    }
+  }
+  lines.forEach((line, i) => {
+    const y = 60 + i * rowH + rowH / 2;
+    if (line.heading !== undefined) {
+      out.push(`<text x="10" y="${y + 4}" font-weight="bold" fill="#555">${esc(line.heading)}</text>`);
+      return;
+    }
+    const { r } = line;
+    out.push(`<text x="${left - 8}" y="${y + 4}" text-anchor="end">${esc(r.tier)}</text>`);
+    for (const [key, x0] of panels) {
+      const st = figures[key](r);
+      if (!st || !Number.isFinite(st.estimate)) continue;
+      const color = r.tier === anchor ? '#999' : r.reference ? '#b7410e' : '#1f77b4';
+      const points = st.modes ? [st.modes.low.estimate, st.modes.high.estimate] : [st.estimate];
+      if (!st.modes && Number.isFinite(st.low)) {
+        out.push(`<line x1="${px(x0, st.low).toFixed(1)}" x2="${px(x0, st.high).toFixed(1)}" y1="${y}" y2="${y}" stroke="${color}" stroke-width="2"/>`);
+      }
+      const open = key === 'rps' && lowerBound(r);
+      for (const v of points) {
+        const x = px(x0, v).toFixed(1);
+        out.push(`<circle cx="${x}" cy="${y}" r="4" fill="${open ? 'white' : color}" stroke="${color}" stroke-width="2"/>`);
+        if (open) out.push(`<text x="${(+x + 7).toFixed(1)}" y="${y + 4}" fill="${color}">≥</text>`);
+      }
+      if (st.modes) out.push(`<text x="${(px(x0, points[1]) + 8).toFixed(1)}" y="${y + 4}" fill="#d62728">two modes</text>`);
+    }
+  });
+  out.push('</svg>', '');
+  return out.join('\n');
 }
 
-module.exports = { lineChart, barChart };
+module.exports = { lineChart, ratioChart };

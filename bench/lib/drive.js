@@ -4,12 +4,8 @@
 // its next request when the last answer arrives. The benchmark runs it in a
 // load process of its own (load.js); the soak and the load test call it here.
 const autocannon = require('autocannon');
+const { percentile } = require('./stats');
 
-/** The value at percentile `p` of a sorted array. */
-function percentile(sorted, p) {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 /**
  * Drives `url` for warmup + duration seconds and records only responses after
@@ -18,7 +14,9 @@ function percentile(sorted, p) {
  */
 function drive(url, { connections, warmup, duration, paths, timeout = 10, onTick, onMeasureStart, onMeasureEnd, keepLatencies = true }) {
   return new Promise((resolve, reject) => {
+    // 2xx answers' latencies apart from the others': a fast 503 is no service.
     const latencies = [];
+    const refusedLatencies = [];
     const stats = { responses: 0, bytes: 0, non2xx: 0, errors: 0, timeouts: 0 };
     let measuring = false;
     let measureStart = 0n;
@@ -42,15 +40,17 @@ function drive(url, { connections, warmup, duration, paths, timeout = 10, onTick
         // work on them must not be billed to the answers counted.
         onMeasureEnd?.();
         const seconds = Number(process.hrtime.bigint() - measureStart) / 1e9;
-        resolve({ ...stats, seconds, latencies: Float64Array.from(latencies).sort() });
+        const sorted = (xs) => Float64Array.from(xs).sort();
+        resolve({ ...stats, seconds, latencies: sorted(latencies), refusedLatencies: sorted(refusedLatencies) });
       },
     );
     instance.on('response', (client, statusCode, resBytes, responseTime) => {
       if (!measuring) return;
       stats.responses++;
       stats.bytes += resBytes;
-      if (statusCode < 200 || statusCode > 299) stats.non2xx++;
-      if (keepLatencies) latencies.push(responseTime);
+      const ok = statusCode >= 200 && statusCode <= 299;
+      if (!ok) stats.non2xx++;
+      if (keepLatencies) (ok ? latencies : refusedLatencies).push(responseTime);
     });
     instance.on('reqError', (err) => {
       if (!measuring) return;
@@ -66,4 +66,4 @@ function drive(url, { connections, warmup, duration, paths, timeout = 10, onTick
   });
 }
 
-module.exports = { drive, percentile };
+module.exports = { drive };

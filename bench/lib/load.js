@@ -86,6 +86,10 @@ function openLoop(url, { rate, warmup, duration, paths, connections, onMeasureSt
   const skipped = Math.round(rate * warmup);
   const intervalMs = 1000 / rate;
   const latencies = [];
+  const refusedLatencies = [];
+  // How late each measured request left against its schedule: the
+  // generator's own timer and event-loop jitter, a floor under any latency.
+  const sendLags = [];
   const stats = { responses: 0, bytes: 0, non2xx: 0, errors: 0, timeouts: 0 };
   const waiting = []; // indices due but without a free connection
   let measureStart = 0;
@@ -103,7 +107,9 @@ function openLoop(url, { rate, warmup, duration, paths, connections, onMeasureSt
       stats.timeouts = total - settled;
       stats.errors += stats.timeouts;
       onMeasureEnd?.();
-      resolve({ ...stats, seconds: (lastDone - measureStart) / 1000, latencies: Float64Array.from(latencies).sort() });
+      const sorted = (xs) => Float64Array.from(xs).sort();
+      const seconds = (lastDone - measureStart) / 1000;
+      resolve({ ...stats, seconds, latencies: sorted(latencies), refusedLatencies: sorted(refusedLatencies), sendLags: sorted(sendLags) });
     };
     const dispatch = (conn, i) => {
       const scheduled = start + i * intervalMs;
@@ -118,8 +124,9 @@ function openLoop(url, { rate, warmup, duration, paths, connections, onMeasureSt
           else {
             stats.responses++;
             stats.bytes += bytes;
-            if (status < 200 || status > 299) stats.non2xx++;
-            latencies.push(lastDone - scheduled);
+            const ok = status >= 200 && status <= 299;
+            if (!ok) stats.non2xx++;
+            (ok ? latencies : refusedLatencies).push(lastDone - scheduled);
           }
         }
         if (waiting.length) dispatch(conn, waiting.shift());
@@ -132,6 +139,7 @@ function openLoop(url, { rate, warmup, duration, paths, connections, onMeasureSt
     const tick = () => {
       const due = Math.min(total, Math.floor((performance.now() - start) / intervalMs) + 1);
       while (sent < due) {
+        if (sent >= skipped) sendLags.push(performance.now() - (start + sent * intervalMs));
         if (idle.length) dispatch(idle.pop(), sent);
         else waiting.push(sent);
         sent++;
@@ -206,12 +214,15 @@ function runLoad(url, job, { processes = 1, cpus, onTick, onMeasureStart, onMeas
   );
   return Promise.all(runs).then((results) => {
     const seconds = Math.max(...results.map((r) => r.seconds));
-    const latencies = new Float64Array(results.reduce((n, r) => n + r.latencies.length, 0));
-    let at = 0;
-    for (const r of results) {
-      latencies.set(r.latencies, at);
-      at += r.latencies.length;
-    }
+    const merged = (key) => {
+      const all = new Float64Array(results.reduce((n, r) => n + r[key].length, 0));
+      let at = 0;
+      for (const r of results) {
+        all.set(r[key], at);
+        at += r[key].length;
+      }
+      return all.sort();
+    };
     const sum = (key) => results.reduce((n, r) => n + r[key], 0);
     return {
       responses: sum('responses'),
@@ -220,7 +231,9 @@ function runLoad(url, job, { processes = 1, cpus, onTick, onMeasureStart, onMeas
       errors: sum('errors'),
       timeouts: sum('timeouts'),
       seconds,
-      latencies: latencies.sort(),
+      latencies: merged('latencies'),
+      refusedLatencies: merged('refusedLatencies'),
+      ...(results[0].sendLags && { sendLags: merged('sendLags') }),
       loadGeneratorCpuCores: sum('cpuSeconds') / seconds,
       loadProcesses: results.length,
     };

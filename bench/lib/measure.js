@@ -12,11 +12,9 @@ const path = require('node:path');
 const { createSampler } = require('./sampler');
 const { reapedChildrenCpuSeconds } = require('./proc-tree');
 const { runLoad } = require('./load');
-const { percentile } = require('./drive');
+const { percentile, mean } = require('./stats');
 const { resetEventLoop, readEventLoop } = require('./event-loop');
 const { cpuTicks, cpuShares } = require('./machine');
-
-const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
 
 /** Mean body bytes over `paths`, one request each (the outputs are deterministic). */
 async function meanBodyBytes(url, paths) {
@@ -47,24 +45,30 @@ function wrk(url, { paths, connections, seconds, cpus }) {
   }
 }
 
+/** Mean and percentiles of sorted latencies; NaN where there are none. */
+function latencyFigures(l) {
+  return { mean: mean(Array.from(l)), p50: percentile(l, 50), p99: percentile(l, 99), p999: percentile(l, 99.9), max: l.length ? l[l.length - 1] : NaN };
+}
+
+/** `a / b`, or NaN where nothing was counted: no figure from an empty denominator. */
+const per = (a, b) => (b > 0 ? a / b : NaN);
+
 /** A run's figures from its load and its sampler window. */
 function figures(load, window, machine, extra = {}) {
   const ok = load.responses - load.non2xx;
-  const l = load.latencies;
   return {
     requestsPerSecond: ok / load.seconds,
-    latencyMs: {
-      mean: mean(l),
-      p50: percentile(l, 50),
-      p99: percentile(l, 99),
-      p999: percentile(l, 99.9),
-      max: l[l.length - 1],
-    },
-    meanWireBytes: load.bytes / Math.max(1, load.responses),
+    // Answered 2xx; refused answers (503 past the queue bound) apart.
+    latencyMs: latencyFigures(load.latencies),
+    ...(load.refusedLatencies?.length && { refusedLatencyMs: latencyFigures(load.refusedLatencies) }),
+    ...(load.sendLags && { sendLagMs: latencyFigures(load.sendLags) }),
+    meanWireBytes: per(load.bytes, load.responses),
     peakPssMB: window.peakPss / 1e6,
     peakRssMB: window.peakRss / 1e6,
-    serverCpuUsPerRequest: (window.serverCpuSeconds * 1e6) / Math.max(1, ok),
+    peakUssMB: window.peakUss / 1e6,
+    serverCpuUsPerRequest: per(window.serverCpuSeconds * 1e6, ok),
     serverCpuCores: window.serverCpuSeconds / window.wallSeconds,
+    busiestThreadCores: window.busiestThreadCores,
     loadGeneratorCpuCores: load.loadGeneratorCpuCores,
     loadProcesses: load.loadProcesses,
     samplerCpuCores: window.samplerCpuCores,
@@ -107,20 +111,25 @@ function createMeter(server, { entry, workers, clientCpus, loadProcesses, log })
     const eventLoopDelayMs = eventLoop ? await readEventLoop(server.url, workers) : undefined;
     return figures(load, sampled, machine, eventLoop ? { eventLoopDelayMs } : {});
   };
-  return { url: server.url, window, close: () => sampler.close() };
+  // wrk, while the subject runs: a second, cheaper load generator's req/s
+  // for a visit whose autocannon was the limit.
+  const wrkVisit = ({ paths, connections, seconds }) => wrk(server.url, { paths, connections, seconds, cpus: clientCpus });
+  return { url: server.url, window, wrk: wrkVisit, close: () => sampler.close() };
 }
 
 const closed = (connections, paths, warmup, duration) => ({ kind: 'closed', connections, paths, warmup, duration, timeout: 30 });
 
 /**
- * One visit: the closed-loop window at `connections` on fresh connections,
- * then (given `oneConnection`) the bare cost of the mechanism per call: one
- * connection, one request at a time.
+ * One visit: the closed-loop window at `connections` on fresh connections;
+ * where `limited(main)` says autocannon or the machine held it back, wrk's
+ * req/s on the same paths; then (given `oneConnection`) the bare cost of the
+ * mechanism per call: one connection, one request at a time.
  */
-async function visit(meter, { label, connections, paths, warmup, duration, oneConnection, eventLoop }) {
+async function visit(meter, { label, connections, paths, warmup, duration, oneConnection, eventLoop, limited }) {
   const main = await meter.window(closed(connections, paths, warmup, duration), { label, eventLoop });
+  const wrkRun = limited?.(main) && hasWrk() ? meter.wrk({ paths, connections, seconds: duration }) : null;
   const single = oneConnection ? await meter.window(closed(1, paths, oneConnection.warmup, oneConnection.duration), { label: `${label} c=1` }) : null;
-  return { main, single };
+  return { main, single, wrk: wrkRun };
 }
 
 /**
@@ -157,4 +166,4 @@ async function curvesOf(meter, { tier, config, curves, connections, paths, clien
   return result;
 }
 
-module.exports = { createMeter, visit, curvesOf, meanBodyBytes, closed };
+module.exports = { createMeter, visit, curvesOf, meanBodyBytes, closed, hasWrk };

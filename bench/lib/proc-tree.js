@@ -43,12 +43,6 @@ function kb(text, field) {
   return match ? Number(match[1]) : 0;
 }
 
-/**
- * One sample of the tree: PSS and RSS in bytes, and CPU seconds. CPU counts
- * each live process's user + system time plus that of its reaped children
- * (processes spawned per request end up there). `includeRoot: false`
- * leaves out a root that only launched the rest.
- */
 /** /proc/PID/stat fields after the command name, which may contain spaces: see proc(5). */
 function statFields(pid) {
   const stat = read(`/proc/${pid}/stat`);
@@ -61,8 +55,15 @@ function reapedChildrenCpuSeconds() {
   return (Number(fields[13]) + Number(fields[14])) / PAGE_TICKS;
 }
 
+/**
+ * One sample of the tree: PSS, USS (private pages) and RSS in bytes, and CPU
+ * seconds. CPU counts each live process's user + system time plus that of its reaped children
+ * (processes spawned per request end up there). `includeRoot: false`
+ * leaves out a root that only launched the rest.
+ */
 function sampleTree(root, { includeRoot = true } = {}) {
   let pss = 0;
+  let uss = 0;
   let rss = 0;
   let cpuTicks = 0;
   let processes = 0;
@@ -72,10 +73,44 @@ function sampleTree(root, { includeRoot = true } = {}) {
     if (!fields) continue;
     processes++;
     cpuTicks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
-    pss += kb(read(`/proc/${pid}/smaps_rollup`), 'Pss') * 1024;
+    const rollup = read(`/proc/${pid}/smaps_rollup`);
+    pss += kb(rollup, 'Pss') * 1024;
+    uss += (kb(rollup, 'Private_Clean') + kb(rollup, 'Private_Dirty')) * 1024;
     rss += kb(read(`/proc/${pid}/status`), 'VmRSS') * 1024;
   }
-  return { pss, rss, cpuSeconds: cpuTicks / PAGE_TICKS, processes };
+  return { pss, uss, rss, cpuSeconds: cpuTicks / PAGE_TICKS, processes };
 }
 
-module.exports = { sampleTree, treePids, childPids, reapedChildrenCpuSeconds };
+/**
+ * CPU ticks of every thread of the tree, by "pid/tid": the busiest thread's
+ * share of a window tells a saturated single-threaded server (its event
+ * loop at one core) from one the load generator or the machine held back.
+ */
+function threadTicks(root, { includeRoot = true } = {}) {
+  const ticks = new Map();
+  for (const pid of treePids(root)) {
+    if (pid === root && !includeRoot) continue;
+    let tasks;
+    try {
+      tasks = fs.readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue;
+    }
+    for (const tid of tasks) {
+      const stat = read(`/proc/${pid}/task/${tid}/stat`);
+      if (!stat) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks.set(`${pid}/${tid}`, Number(fields[11]) + Number(fields[12]));
+    }
+  }
+  return ticks;
+}
+
+/** The most CPU seconds any one thread spent between two threadTicks() readings. */
+function busiestThreadSeconds(before, after) {
+  let most = 0;
+  for (const [id, t] of after) most = Math.max(most, t - (before.get(id) ?? 0));
+  return most / PAGE_TICKS;
+}
+
+module.exports = { sampleTree, treePids, childPids, reapedChildrenCpuSeconds, threadTicks, busiestThreadSeconds };

@@ -5,7 +5,7 @@
 // figure in it is copied by hand; test/tooling/bench.test.js checks that the README
 // holds exactly what the committed report renders.
 const fs = require('node:fs');
-const { fmt, table, ranged, factor, limitOf, pairRatio, rateAt, commonRate, baselineOf, anchorOf, name } = require('./report');
+const { fmt, table, interval, rpsCell, factor, pairRatio, anchorOf, name } = require('./report');
 
 const BEGIN = '<!-- bench:begin -->';
 const END = '<!-- bench:end -->';
@@ -14,45 +14,37 @@ const END = '<!-- bench:end -->';
 function section(report, reportDir) {
   const { results, crossLine = [], settings, machine } = report;
   const anchor = anchorOf(settings);
-  const baseline = baselineOf(settings);
-  const [w1, w2] = [...new Set(results.map((r) => r.workers))];
+  const [w1] = [...new Set(results.map((r) => r.workers))];
   const rows = results.filter((r) => r.workers === w1);
   const ref = rows.find((r) => r.tier === anchor);
-  const common = commonRate(settings);
-  const at = (tier, workers) => results.find((r) => r.tier === tier && r.workers === workers);
   const out = [
     BEGIN,
     `<!-- Written by \`node bench/run.js --readme\` from ${reportDir}/results.json: do not edit by hand. -->`,
     '',
-    `From [the committed report](${reportDir}/report.md), made with \`${settings.command}\` at ${settings.commit ?? 'an unrecorded commit'} on ${settings.date ?? 'an unrecorded date'}: Node ${machine.node}, ${machine.cpu}, ${machine.cores} cores. Each tier against \`${anchor}\` at ${w1} node-server worker${w1 === 1 ? '' : 's'}, the median of ${settings.rounds} interleaved rounds' ratios (lowest-highest round in brackets); higher is better.`,
+    `From [the committed report](${reportDir}/report.md), made with \`${settings.command}\` at ${settings.commit ?? 'an unrecorded commit'} on ${settings.date ?? 'an unrecorded date'} in ${fmt(settings.wallSeconds / 60, 1)} minutes: Node ${machine.node}, ${machine.cpu}, ${machine.cores} cores. Each tier against \`${anchor}\` at ${w1} worker${w1 === 1 ? '' : 's'}: the ratio within each interleaved round, over the tier's rounds, with its 95% interval in brackets; higher is better.`,
     '',
   ];
-  const header = ['tier', 'req/s', 'CPU per request', 'c=1 latency', ...(common ? [`p99 at ${fmt(rateAt(ref, baseline, common)?.targetRate, 0)} req/s`] : []), 'peak PSS', ...(w2 ? [`req/s at ${w2} workers, against \`${anchor}\` at ${w2}`] : [])];
-  const cells = rows.map((r) => {
-    const p99 = (x) => rateAt(x, baseline, common)?.latencyMs.p99;
-    const other = w2 && at(r.tier, w2);
-    const bound = (x) => (limitOf(x, machine.cores) ? '≥ ' : '');
-    return [
-      name(r),
-      `${bound(r)}${ranged(r.ratios?.requestsPerSecond, false, 1)}`,
-      ranged(r.ratios?.serverCpuUsPerRequest, true, 1),
-      ranged(r.ratios?.oneConnectionMs, true, 1),
-      ...(common ? [factor(p99(ref) / p99(r), 1)] : []),
-      factor(ref.peakPssMB / r.peakPssMB, 2),
-      ...(w2 ? [other ? `${bound(other)}${ranged(other.ratios?.requestsPerSecond, false, 1)}` : 'one process'] : []),
-    ];
-  });
+  const header = ['tier', 'req/s', 'CPU per request', 'c=1 latency', 'peak RSS', 'rounds'];
+  const cells = rows.map((r) => [
+    name(r),
+    rpsCell(r, 1),
+    interval(r.ratios?.serverCpuUsPerRequest, { invert: true, digits: 1 }),
+    interval(r.ratios?.oneConnectionMs, { invert: true, digits: 1 }),
+    factor(ref.peakRssMB / r.peakRssMB, 2),
+    String(r.stop?.rounds ?? r.visits),
+  ]);
   out.push(table(header, cells), '');
-  out.push(`"≥": the load generator or the machine, not the server, was the limit; the server does at least that much.`);
+  out.push('"≥": the load generator or the machine, not the server, was the limit; the server does at least that much. "(wrk)": measured with wrk where autocannon was the limit.');
   const pair = settings.frameworkCost;
-  if (pair && crossLine.length) {
-    const framed = (line) => (line === null ? rows.find((r) => r.tier === pair.framework) : crossLine.find((r) => r.line === line && r.tier === pair.framework));
-    const bare = (line) => (line === null ? rows.find((r) => r.tier === pair.bare) : crossLine.find((r) => r.line === line && r.tier === pair.bare));
-    const lines = [null, ...new Set(crossLine.map((r) => r.line))];
-    const parts = lines.map((line) => `Node ${line ?? machine.node.replace(/^v/, '')}: ${ranged(pairRatio(framed(line), bare(line), 'serverCpuUsPerRequest'), false, 2)}`);
+  const framed = (line) => (line === null ? rows : crossLine.filter((r) => r.line === line)).find((r) => r.tier === pair.framework);
+  const bare = (line) => (line === null ? rows : crossLine.filter((r) => r.line === line)).find((r) => r.tier === pair.bare);
+  if (pair && framed(null) && bare(null)) {
+    const pinned = machine.node.replace(/^v/, '');
+    const lines = [null, ...new Set(crossLine.map((r) => r.line).filter((l) => l !== pinned))];
+    const parts = lines.map((line) => `Node ${line ?? machine.node.replace(/^v/, '')}: ${interval(pairRatio(framed(line), bare(line), 'serverCpuUsPerRequest'))}`);
     out.push(`\`${pair.framework}\` spends this many times the CPU per request of \`${pair.bare}\` (the same call without the framework): ${parts.join('; ')}.`);
   }
-  out.push('', END);
+  out.push('', `![Each tier against ${anchor}, with 95% intervals](${reportDir}/ratios-w${w1}.svg)`, '', END);
   return out.join('\n');
 }
 

@@ -1,12 +1,15 @@
 'use strict';
 
-// Interleaved rounds. This machine is shared and drifts by tens of percent
-// over minutes, so no figure is compared with one taken minutes apart: every
-// subject's server runs from the start, all but the measured one stopped
-// (freeze.js), and each round visits every subject in a rotated order, the
-// anchor twice. A subject's ratio to the anchor comes from within one round;
-// the report gives its median and range over rounds.
+// Interleaved rounds with an adaptive stop. This machine is shared and
+// drifts by tens of percent over minutes, so no figure is compared with one
+// taken minutes apart: every subject's server runs from the start, all but
+// the measured one stopped (freeze.js), and each round visits every subject
+// still in the rotation in a rotated order, the anchor twice. A subject's
+// ratio to the anchor comes from within one round. After `minRounds`, a
+// subject leaves the rotation once its ratios' 95% intervals are as tight as
+// the stop rule asks; the anchor stays while any other subject runs.
 const { freeze, thaw } = require('./freeze');
+const { mean, median, ratioInterval, twoModes, summary } = require('./stats');
 
 /** Round `r`'s order: the others rotated by r, the anchor first and again halfway. */
 function roundOrder(keys, anchor, r) {
@@ -15,30 +18,6 @@ function roundOrder(keys, anchor, r) {
   const rotated = [...others.slice(shift), ...others.slice(0, shift)];
   const half = Math.ceil(rotated.length / 2);
   return [anchor, ...rotated.slice(0, half), anchor, ...rotated.slice(half)];
-}
-
-/** Whether round `r` of `rounds` is one of the `wanted` (evenly spread, the first included) that also measure c=1. */
-function measuresOneConnection(r, rounds, wanted) {
-  if (wanted >= rounds) return true;
-  if (wanted <= 0) return false;
-  // The first round of each of `wanted` equal shares of the rounds.
-  const share = rounds / wanted;
-  return Math.floor(r / share) !== Math.floor((r - 1) / share);
-}
-
-function median(values) {
-  const s = values.filter(Number.isFinite).sort((a, b) => a - b);
-  if (!s.length) return NaN;
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
-
-const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-
-/** Median, min and max of per-round values. */
-function stats(perRound) {
-  const finite = perRound.filter(Number.isFinite);
-  return { median: median(finite), min: Math.min(...finite), max: Math.max(...finite), perRound };
 }
 
 // Counted over every visit, not typical of one: a failure in any visit shows.
@@ -52,80 +31,156 @@ function medianFigures(list) {
   const out = {};
   for (const key of Object.keys(first)) {
     const values = list.map((x) => x?.[key]);
-    if (/^peak/.test(key)) out[key] = Math.max(...values);
-    else if (SUMMED.has(key)) out[key] = values.reduce((a, b) => a + b, 0);
+    if (/^peak/.test(key)) out[key] = Math.max(...values.filter(Number.isFinite));
+    else if (SUMMED.has(key)) out[key] = values.reduce((a, b) => a + (b ?? 0), 0);
     else out[key] = medianFigures(values);
   }
   return out;
 }
 
+// The figures read as ratios to the anchor: [name, the subject's figure of a
+// visit, the anchor's]. `wrkRequestsPerSecond` is a second load generator's
+// req/s, visited only where autocannon was the limit, over the anchor's.
+const RATIO_FIGURES = [
+  ['requestsPerSecond', (v) => v.main.requestsPerSecond, (v) => v.main.requestsPerSecond],
+  ['serverCpuUsPerRequest', (v) => v.main.serverCpuUsPerRequest, (v) => v.main.serverCpuUsPerRequest],
+  ['oneConnectionMs', (v) => v.single?.latencyMs.mean, (v) => v.single?.latencyMs.mean],
+  ['wrkRequestsPerSecond', (v) => v.wrk?.requestsPerSecond, (v) => v.main.requestsPerSecond],
+];
+
+/** One subject's per-round ratios of one figure to the anchor's visits of the same round. */
+function perRoundRatios(visits, key, anchor, [, get, anchorGet]) {
+  const rounds = [...new Set(visits.filter((v) => v.key === key).map((v) => v.round))].sort((a, b) => a - b);
+  return rounds.map((round) => {
+    const mine = mean(visits.filter((v) => v.key === key && v.round === round).map(get));
+    const theirs = mean(visits.filter((v) => v.key === anchor && v.round === round).map(anchorGet));
+    return mine / theirs;
+  });
+}
+
+/** A ratio's figures: its 95% interval, the rounds' median and range, and two modes if it has them. */
+function ratioStats(perRound) {
+  const { median: med, min, max } = summary(perRound);
+  return { ...ratioInterval(perRound), median: med, min, max, perRound, modes: twoModes(perRound) };
+}
+
+function ratiosOf(visits, key, anchor) {
+  const ratios = {};
+  for (const figure of RATIO_FIGURES) {
+    // The anchor against itself: 1 by definition, whichever generator.
+    if (key === anchor && figure[0] === 'wrkRequestsPerSecond') continue;
+    const perRound = perRoundRatios(visits, key, anchor, figure);
+    if (perRound.some(Number.isFinite)) ratios[figure[0]] = ratioStats(perRound);
+  }
+  return ratios;
+}
+
 /**
- * Runs `rounds` rounds over `subjects` (each `{ key, root }`, its server
- * started and frozen); `measure(subject, round)` measures one visit while
- * the subject runs. Returns every visit in order.
+ * The stop rule: a subject is done when its CPU-per-request ratio's 95%
+ * interval is within ±`cpu` and its req/s ratio's within ±`rps`. A subject
+ * whose rounds fall into two modes stays to the cap: no interval describes it.
  */
-async function runRounds(subjects, { anchor, rounds, measure }) {
+function stopRule({ cpu = 0.05, rps = 0.1 } = {}) {
+  return (ratios) => {
+    const c = ratios.serverCpuUsPerRequest;
+    const r = ratios.requestsPerSecond;
+    if (!c || !r) return null;
+    if (c.modes || r.modes) return null;
+    return c.halfWidth <= cpu && r.halfWidth <= rps ? `CPU ±${pct(c.halfWidth)}, req/s ±${pct(r.halfWidth)}` : null;
+  };
+}
+
+const pct = (x) => `${(x * 100).toFixed(1)}%`;
+
+/**
+ * Runs rounds over `subjects` (each `{ key, root }`, its server started and
+ * frozen); `measure(subject, round)` measures one visit while the subject
+ * runs. From round `minRounds` on, `stop(ratios)` says why a subject may
+ * leave (or null); no round starts past `maxRounds` or once it would end
+ * after `deadline` (ms since the epoch). Returns every visit in order and,
+ * per subject, how many rounds it ran and why it stopped.
+ */
+async function runRounds(subjects, { anchor, minRounds, maxRounds, deadline = Infinity, stop, measure, onRound }) {
   const byKey = new Map(subjects.map((s) => [s.key, s]));
+  const active = new Set(byKey.keys());
+  const stopped = new Map();
   const visits = [];
-  for (let round = 0; round < rounds; round++) {
-    for (const key of roundOrder([...byKey.keys()], anchor, round)) {
+  let visitMs = 0;
+  let visitCount = 0;
+  const leave = (key, round, reason) => {
+    active.delete(key);
+    stopped.set(key, { rounds: round + 1, reason });
+  };
+  for (let round = 0; round < maxRounds; round++) {
+    const order = roundOrder([...active], anchor, round);
+    if (round > 0 && Date.now() + (visitMs / visitCount) * order.length > deadline) {
+      for (const key of active) stopped.set(key, { rounds: round, reason: 'time budget' });
+      active.clear();
+      break;
+    }
+    for (const key of order) {
       const subject = byKey.get(key);
+      const started = Date.now();
       thaw(subject.root);
       try {
         visits.push({ key, round, ...(await measure(subject, round)) });
       } finally {
         freeze(subject.root);
       }
+      visitMs += Date.now() - started;
+      visitCount++;
     }
+    if (round + 1 >= minRounds) {
+      for (const key of [...active]) {
+        if (key === anchor) continue;
+        const reason = stop(ratiosOf(visits, key, anchor));
+        if (reason) leave(key, round, `converged: ${reason}`);
+      }
+      if (active.size === 1 && active.has(anchor)) leave(anchor, round, 'the anchor: stays while any other runs');
+    }
+    onRound?.(round, [...active]);
+    if (!active.size) break;
   }
-  return visits;
+  for (const key of active) {
+    const reason = key === anchor ? 'the anchor: stays while any other runs' : 'round cap';
+    stopped.set(key, { rounds: maxRounds, reason });
+  }
+  return { visits, stopped };
 }
-
-// The figures read as ratios to the anchor: [name, figure of a visit].
-const RATIO_FIGURES = [
-  ['requestsPerSecond', (v) => v.main.requestsPerSecond],
-  ['serverCpuUsPerRequest', (v) => v.main.serverCpuUsPerRequest],
-  ['oneConnectionMs', (v) => v.single?.latencyMs.mean],
-];
 
 /**
  * Per subject: the median of each figure over its visits, and each ratio
- * figure as `stats` of its per-round ratios to the anchor (the anchor's
- * visits in a round averaged). Per round: how far the anchor ran from its
- * median (the machine index), and the machine's steal and softirq.
+ * figure's interval, median and range over its rounds. Per round: how far
+ * the anchor ran from its median (the machine index), and the machine's
+ * steal, softirq and busy share.
  */
-function summarize(visits, anchor, rounds) {
-  const anchorOf = (round, get) => mean(visits.filter((v) => v.key === anchor && v.round === round).map(get));
+function summarize(visits, anchor) {
   const keys = [...new Set(visits.map((v) => v.key))];
   const subjects = new Map();
   for (const key of keys) {
     const own = visits.filter((v) => v.key === key);
-    const ratios = {};
-    for (const [name, get] of RATIO_FIGURES) {
-      const perRound = Array.from({ length: rounds }, (_, round) => {
-        const mine = own.filter((v) => v.round === round).map(get);
-        return mine.length ? mean(mine) / anchorOf(round, get) : NaN;
-      });
-      if (perRound.some(Number.isFinite)) ratios[name] = stats(perRound);
-    }
     const singles = own.map((v) => v.single).filter(Boolean);
+    const wrks = own.map((v) => v.wrk).filter(Boolean);
     subjects.set(key, {
       main: medianFigures(own.map((v) => v.main)),
       single: singles.length ? medianFigures(singles) : null,
+      wrk: wrks.length ? medianFigures(wrks) : null,
       runs: own.map((v) => ({ round: v.round, ...v.main })),
-      ratios,
+      ratios: ratiosOf(visits, key, anchor),
     });
   }
-  const anchorRps = Array.from({ length: rounds }, (_, r) => anchorOf(r, RATIO_FIGURES[0][1]));
-  const anchorCpu = Array.from({ length: rounds }, (_, r) => anchorOf(r, RATIO_FIGURES[1][1]));
-  const machine = Array.from({ length: rounds }, (_, round) => {
+  const roundNumbers = [...new Set(visits.map((v) => v.round))].sort((a, b) => a - b);
+  const anchorOf = (round, get) => mean(visits.filter((v) => v.key === anchor && v.round === round).map(get));
+  const anchorRps = roundNumbers.map((r) => anchorOf(r, RATIO_FIGURES[0][1]));
+  const anchorCpu = roundNumbers.map((r) => anchorOf(r, RATIO_FIGURES[1][1]));
+  const machine = roundNumbers.map((round, i) => {
     const windows = visits.filter((v) => v.round === round && v.main.machine).map((v) => v.main.machine);
     const share = (k) => (windows.length ? mean(windows.map((w) => w[k])) : NaN);
     return {
       round,
       order: visits.filter((v) => v.round === round).map((v) => v.key),
-      anchorRequestsPerSecond: anchorRps[round] / median(anchorRps),
-      anchorCpuUsPerRequest: anchorCpu[round] / median(anchorCpu),
+      anchorRequestsPerSecond: anchorRps[i] / median(anchorRps),
+      anchorCpuUsPerRequest: anchorCpu[i] / median(anchorCpu),
       steal: share('steal'),
       softirq: share('softirq'),
     };
@@ -133,4 +188,4 @@ function summarize(visits, anchor, rounds) {
   return { subjects, rounds: machine };
 }
 
-module.exports = { roundOrder, runRounds, summarize, median, medianFigures, measuresOneConnection };
+module.exports = { roundOrder, runRounds, summarize, medianFigures, stopRule, ratiosOf, RATIO_FIGURES };

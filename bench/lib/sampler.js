@@ -4,7 +4,7 @@
 // its own: reading smaps_rollup every 200 ms is synchronous work that would
 // otherwise delay the load generator's event loop and be billed to it.
 const { fork } = require('node:child_process');
-const { sampleTree } = require('./proc-tree');
+const { sampleTree, threadTicks, busiestThreadSeconds } = require('./proc-tree');
 
 const SAMPLE_MS = 200;
 
@@ -17,17 +17,19 @@ if (require.main === module) {
     const s = sampleTree(root, { includeRoot });
     window.peakPss = Math.max(window.peakPss, s.pss);
     window.peakRss = Math.max(window.peakRss, s.rss);
+    window.peakUss = Math.max(window.peakUss, s.uss);
     return s;
   };
   process.on('message', (msg) => {
     if (msg === 'begin') {
-      window = { peakPss: 0, peakRss: 0, cpu: process.cpuUsage(), at: process.hrtime.bigint() };
+      window = { peakPss: 0, peakRss: 0, peakUss: 0, cpu: process.cpuUsage(), at: process.hrtime.bigint(), threads: threadTicks(root, { includeRoot }) };
       window.start = sample();
       timer = setInterval(sample, SAMPLE_MS);
       process.send({ type: 'begun' });
     } else if (msg === 'end') {
       clearInterval(timer);
       const end = sample();
+      const threads = threadTicks(root, { includeRoot });
       const wallSeconds = Number(process.hrtime.bigint() - window.at) / 1e9;
       const own = process.cpuUsage(window.cpu);
       process.send({
@@ -35,7 +37,9 @@ if (require.main === module) {
         result: {
           peakPss: window.peakPss,
           peakRss: window.peakRss,
+          peakUss: window.peakUss,
           serverCpuSeconds: end.cpuSeconds - window.start.cpuSeconds,
+          busiestThreadCores: busiestThreadSeconds(window.threads, threads) / wallSeconds,
           processes: end.processes,
           wallSeconds,
           samplerCpuCores: (own.user + own.system) / 1e6 / wallSeconds,

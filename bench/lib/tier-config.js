@@ -20,6 +20,7 @@ const READY_LINE = /listening on (http:\/\/[^\s"]+)/;
  * @property {boolean} [launcher] the started process only launches the servers: left out of the figures
  * @property {string} [reference] a benchmark-only row; what it is
  * @property {boolean} [singleProcess] takes no worker count: measured at the first worker count only
+ * @property {string} [group] the report groups tiers by this (a rung of the ladder)
  *
  * @typedef {object} BenchConfig
  * @property {string} title
