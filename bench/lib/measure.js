@@ -166,4 +166,4 @@ async function curvesOf(meter, { tier, config, curves, connections, paths, clien
   return result;
 }
 
-module.exports = { createMeter, visit, curvesOf, meanBodyBytes, closed, hasWrk };
+module.exports = { createMeter, visit, curvesOf, meanBodyBytes, closed, hasWrk, figures };

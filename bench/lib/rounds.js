@@ -188,4 +188,4 @@ function summarize(visits, anchor) {
   return { subjects, rounds: machine };
 }
 
-module.exports = { roundOrder, runRounds, summarize, medianFigures, stopRule, ratiosOf, RATIO_FIGURES };
+module.exports = { roundOrder, runRounds, summarize, medianFigures, stopRule, ratiosOf, ratioStats, RATIO_FIGURES };

@@ -5,7 +5,7 @@
 // (no coordinated omission), bench/compare.js, and core-curve.js.
 const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { execFileSync, spawnSync } = require('node:child_process');
+const { execFileSync, spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
@@ -16,21 +16,22 @@ const { percentile } = require('../../bench/lib/stats');
 const { resetEventLoop, readEventLoop } = require('../../bench/lib/event-loop');
 const { TIERS, RUST_TIERS } = require('../helpers/tiers');
 const readme = require('../../bench/lib/readme');
-const { roundOrder, summarize, measuresOneConnection } = require('../../bench/lib/rounds');
+const { roundOrder, summarize, runRounds, stopRule, ratioStats: ratioStatsOf } = require('../../bench/lib/rounds');
+const { ratioInterval, invert, bootstrap, twoModes } = require('../../bench/lib/stats');
 const { freeze, thaw, isFrozen } = require('../../bench/lib/freeze');
 const { treePids } = require('../../bench/lib/proc-tree');
 
 const RUN = path.join(ROOT, 'bench/run.js');
 const COMPARE = path.join(ROOT, 'bench/compare.js');
 
-describe('bench/run.js --quick', () => {
+describe('bench/run.js --quick: the default run', () => {
   let out;
   let report;
   let data;
   let results;
   before(() => {
     out = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-bench-'));
-    execFileSync(process.execPath, [RUN, '--quick', '--connections', '50', '--out', out], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 400_000 });
+    execFileSync(process.execPath, [RUN, '--quick', '--connections', '50', '--out', out], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 });
     data = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'));
     ({ results } = data);
     report = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
@@ -39,60 +40,54 @@ describe('bench/run.js --quick', () => {
 
   const tiers = [...TIERS, 'axum-nginx', 'napi-node-http'];
 
-  it('reports every tier and the two references, with zero errors', () => {
+  it('reports every tier and the two references at one worker, with zero errors', () => {
     assert.deepEqual(results.map((r) => r.tier).sort(), [...tiers].sort());
-    for (const r of [...results, ...data.crossLine]) {
+    assert.deepEqual([...new Set(results.map((r) => r.workers))], [1], 'one worker by default');
+    assert.deepEqual(data.crossLine, [], 'no other Node line by default');
+    for (const r of results) {
       assert.equal(r.errors, 0, `${r.tier} errors`);
       assert.equal(r.non2xx, 0, `${r.tier} non-2xx`);
       assert.ok(r.requestsPerSecond > 0 && r.latencyMs.p99 > 0 && r.latencyMs.p999 >= r.latencyMs.p99, r.tier);
-      assert.ok(r.peakPssMB > 0 && r.serverCpuUsPerRequest > 0, r.tier);
-      // Load and sampling ran in processes of their own, each measured.
-      assert.ok(r.loadGeneratorCpuCores > 0 && r.samplerCpuCores > 0, r.tier);
+      assert.ok(r.peakRssMB > 0 && r.peakUssMB > 0 && r.peakUssMB <= r.peakRssMB && r.serverCpuUsPerRequest > 0, r.tier);
+      assert.ok(r.busiestThreadCores > 0 && r.loadGeneratorCpuCores > 0 && r.samplerCpuCores > 0, r.tier);
+      assert.equal(r.lengthCurve, undefined, `${r.tier}: no curves by default`);
     }
     for (const tier of tiers) assert.match(report, new RegExp(`^\\| ${tier}( \\(ref\\.\\))? \\| 1 \\|`, 'm'));
-    assert.match(fs.readFileSync(path.join(out, 'chart.svg'), 'utf8'), /^<svg/);
+    assert.match(fs.readFileSync(path.join(out, 'ratios-w1.svg'), 'utf8'), /^<svg[^]*<circle/);
   });
 
-  it('measures in interleaved rounds: every tier each round in a rotated order, the anchor twice, ratios per round', () => {
+  it('gives every ratio its 95% interval, every tier its rounds and why it stopped, and the run its wall time', () => {
     const [{ anchor, rounds }] = data.rounds;
     assert.equal(anchor, 'js');
-    assert.equal(rounds.length, 2);
-    const subjects = [...tiers, ...data.crossLine.map((r) => `${r.tier}@${r.line}`)];
-    for (const round of rounds) {
-      assert.deepEqual([...new Set(round.order)].sort(), [...subjects].sort(), `round ${round.round}`);
-      assert.equal(round.order.filter((k) => k === anchor).length, 2, `anchor twice in round ${round.round}`);
-      assert.ok(round.order.length === subjects.length + 1);
-      assert.ok(round.anchorRequestsPerSecond > 0 && round.steal >= 0 && round.softirq >= 0, 'machine index and /proc/stat shares');
-    }
-    assert.notDeepEqual(rounds[0].order, rounds[1].order, 'the order rotates');
-    for (const r of [...results, ...data.crossLine]) {
+    assert.ok(rounds.length >= 2 && rounds.length <= 3, `${rounds.length} rounds`);
+    for (const r of results) {
       for (const figure of ['requestsPerSecond', 'serverCpuUsPerRequest', 'oneConnectionMs']) {
         const st = r.ratios[figure];
-        assert.equal(st.perRound.length, 2, `${r.tier} ${figure}`);
-        assert.ok(st.min <= st.median && st.median <= st.max && st.min > 0, `${r.tier} ${figure}`);
+        assert.ok(st.low <= st.estimate && st.estimate <= st.high && st.low > 0, `${r.tier} ${figure}`);
+        assert.ok(Number.isFinite(st.halfWidth) && st.perRound.length === r.stop.rounds, `${r.tier} ${figure}`);
       }
-      assert.equal(r.runs.length, r.tier === anchor ? 4 : 2, `${r.tier}: one visit per round, the anchor two`);
+      assert.match(r.stop.reason, /^(converged: CPU ±[\d.]+%, req\/s ±[\d.]+%|round cap|time budget|the anchor: stays while any other runs)$/, r.tier);
+      assert.equal(r.runs.length, r.tier === anchor ? 2 * r.stop.rounds : r.stop.rounds, `${r.tier}: one visit per round, the anchor two`);
     }
-    const js = results.find((r) => r.tier === anchor);
-    assert.deepEqual(js.ratios.requestsPerSecond.perRound, [1, 1]);
-    assert.deepEqual(data.settings.nodeArgs, ['--no-memory-reducer'], "the servers' Node flags, recorded");
-    assert.match(report, /^- Servers' Node: v[\d.]+ \(V8 [^)]+\), run with `--no-memory-reducer`;/m);
-    // A Rust tier beats `js` by far in every round; `axum` needs no worker count.
-    assert.ok(results.find((r) => r.tier === 'napi').ratios.requestsPerSecond.min > 5);
-    for (const section of ['Main run: closed loop, interleaved rounds', 'Relative to `js`, within each round', 'Rounds', 'What the framework costs', 'Across Node lines']) {
-      assert.match(report, new RegExp(`^## ${section.replace(/[()`]/g, '\\$&')}`, 'm'), section);
+    assert.ok(data.settings.wallSeconds > 10 && data.settings.minRounds === 2 && data.settings.maxRounds === 3);
+    assert.match(report, /^The default run took \d+\.\d minutes: \d+ interleaved rounds at most; \d+ of 12 tiers stopped/m);
+    assert.match(report, /^\| napi \| 1 \| (≥ )?\d+\.\d\dx \(\d+\.\d\d-\d+\.\d\d\)( \(wrk\))? \| \d+\.\d\dx \(/m);
+    assert.match(report, /^- When a tier stops: after 2 rounds, once its CPU-per-request ratio's 95% interval is within ±5%/m);
+    for (const section of ['Relative to `js`, within each round', 'Absolute figures', 'Rounds', 'What the framework costs', 'How it was measured']) {
+      assert.match(report, new RegExp(`^## ${section.replace(/[()`]/g, '\\$&')}$`, 'm'), section);
     }
+    assert.ok(results.find((r) => r.tier === 'napi').ratios.requestsPerSecond.low > 5, 'a Rust tier far ahead of js');
   });
 
-  it('runs napi and its bare node:http reference on another Node line in the same rounds, and says which', () => {
-    const lines = [...new Set(data.crossLine.map((r) => r.line))];
-    assert.equal(lines.length, 1);
-    assert.notEqual(`v${lines[0]}`, data.machine.node);
-    assert.deepEqual(data.crossLine.map((r) => r.tier).sort(), ['napi', 'napi-node-http']);
-    assert.ok(data.crossLine.every((r) => /^\d+\.\d+/.test(r.v8)), 'V8 recorded per line');
-    assert.match(data.machine.node, /^v\d+\./);
-    assert.ok(data.machine.v8 && data.machine.kernel, 'Node, V8 and the kernel recorded');
-    assert.match(report, new RegExp(`^\\| ${lines[0].replace(/\./g, '\\.')} \\| [^|]+ \\| \`napi\` \\|`, 'm'));
+  it('marks "≥" only where the load generator or the machine, not a saturated server thread, held req/s back', () => {
+    const { limitOf, isLowerBound } = require('../../bench/lib/limit');
+    for (const r of results) {
+      const bound = isLowerBound(r);
+      assert.equal(bound, ['load generator', 'machine'].includes(limitOf(r)), r.tier);
+      const row = report.split('\n').find((l) => new RegExp(`^\\| ${r.tier}( \\(ref\\.\\))? \\| 1 \\| (\\*\\*)?[≥\\d]`).test(l));
+      assert.equal(/^\| [^|]+ \| 1 \| (\*\*)?≥ /.test(row), bound, `${r.tier}: ${row}`);
+      if (r.busiestThreadCores >= 0.9) assert.equal(limitOf(r), 'server', r.tier);
+    }
   });
 
   it('separates body bytes from wire bytes: the same PNG bytes on every Rust tier', () => {
@@ -108,62 +103,17 @@ describe('bench/run.js --quick', () => {
     }
   });
 
-  it('has every curve point, fixed rate and wrk figure, as tables and charts', () => {
-    for (const r of results) {
-      assert.deepEqual(r.connectionsCurve.map((p) => p.connections), [1, 10, 50], r.tier);
-      assert.deepEqual(r.lengthCurve.map((p) => p.length), [16, 512], r.tier);
-      for (const p of [...r.connectionsCurve, ...r.lengthCurve]) assert.ok(p.requestsPerSecond > 0 && p.serverCpuUsPerRequest > 0, r.tier);
-      // Longer text, more work per request (the js tier's noise is far below 512 B's cost).
-      assert.ok(r.lengthCurve[1].serverCpuUsPerRequest > r.lengthCurve[0].serverCpuUsPerRequest * 0.8, `${r.tier} length curve`);
-      const rates = r.fixedRate.map((f) => f.of);
-      assert.deepEqual(rates, r.tier === 'js' ? ['js'] : ['js', 'own'], r.tier);
-      for (const f of r.fixedRate) assert.ok(f.responses > 0 && f.latencyMs.p50 > 0 && f.targetRate > 0, `${r.tier} fixed rate`);
-      // The fixed rates come from the rounds' medians.
-      assert.equal(r.fixedRate[0].targetRate, 0.5 * results.find((x) => x.tier === 'js').requestsPerSecond, r.tier);
-      assert.ok(r.crossCheck.wrk.requestsPerSecond > 0 && r.crossCheck.autocannon === r.requestsPerSecond, `${r.tier} wrk`);
-    }
-    for (const section of ['Latency at fixed request rates', 'Cost against text length', 'Against connections', 'autocannon against wrk', 'Cost per million requests']) {
-      assert.match(report, new RegExp(`^## ${section}`, 'm'));
-    }
-    // The relative table's p99 is at the common fixed rate, not closed-loop.
-    assert.match(report, /^\| tier \| workers \| req\/s \| CPU per request \| c=1 latency \| p99 at \d+ req\/s \|/m);
-    for (const chart of ['length-cpu.svg', 'length-p99.svg', 'connections-rps.svg', 'connections-p99.svg']) {
-      assert.match(fs.readFileSync(path.join(out, chart), 'utf8'), /<polyline/, chart);
-    }
-  });
-
-  it('marks the rows the load generator or the machine limited as lower bounds, in the tables and the chart', () => {
-    const { limitOf } = require('../../bench/lib/report');
-    const bound = results.filter((r) => limitOf(r, data.machine.cores));
-    // `axum` answers far faster than any node-server tier: the generator's share shows.
-    assert.ok(bound.some((r) => r.tier === 'axum'), 'axum is bound by the load generator');
-    for (const r of bound) assert.match(report, new RegExp(`^\\| ${r.tier}( \\(ref\\.\\))? \\| 1 \\| (\\*\\*)?≥ `, 'm'), r.tier);
-    for (const r of results.filter((x) => !bound.includes(x))) assert.doesNotMatch(report, new RegExp(`^\\| ${r.tier}( \\(ref\\.\\))? \\| 1 \\| (\\*\\*)?≥ `, 'm'), r.tier);
-    assert.match(fs.readFileSync(path.join(out, 'chart.svg'), 'utf8'), /url\(#bound\).*≥ /s);
-  });
-
-  it('bench/compare.js passes a report against itself, flags a ratio that moved, and refuses another machine', () => {
+  it('bench/compare.js passes a report against itself and says how many comparisons it made', () => {
     const file = path.join(out, 'results.json');
     const same = spawnSync(process.execPath, [COMPARE, file, file], { encoding: 'utf8' });
     assert.equal(same.status, 0, same.stdout);
-    assert.match(same.stdout, /^0 of \d+ ratios moved/m);
-    const moved = JSON.parse(fs.readFileSync(file, 'utf8'));
-    moved.results.find((r) => r.tier === 'napi').ratios.serverCpuUsPerRequest.median *= 1.06;
-    // An absolute figure that moves alone is drift, not a difference.
-    moved.results.find((r) => r.tier === 'wasm').requestsPerSecond *= 0.5;
-    const movedFile = path.join(out, 'moved.json');
-    fs.writeFileSync(movedFile, JSON.stringify(moved));
-    const diff = spawnSync(process.execPath, [COMPARE, file, movedFile], { encoding: 'utf8' });
-    assert.equal(diff.status, 1, diff.stdout);
-    assert.match(diff.stdout, /^\| napi \| 1 \| CPU\/req ratio \|.*\+6\.0% \| 5\.0% \| \*\*moved\*\* \|$/m);
-    assert.match(diff.stdout, /^1 of \d+ ratios moved/m);
-    assert.match(diff.stdout, /^\| napi \| 1 \| CPU\/req ratio \| [\d.]+ \| [\d.]+ \| ±\d+\.\d% \|/m, 'each ratio shows the noise its rounds carry');
-    const other = { ...moved, machine: { ...moved.machine, cores: moved.machine.cores * 4 } };
-    fs.writeFileSync(movedFile, JSON.stringify(other));
-    const refused = spawnSync(process.execPath, [COMPARE, file, movedFile], { encoding: 'utf8' });
+    assert.match(same.stdout, new RegExp(`^${2 * results.length} comparisons: 0 of ${2 * results.length} ratios moved`, 'm'));
+    const other = { ...data, machine: { ...data.machine, cores: data.machine.cores * 4 } };
+    const otherFile = path.join(out, 'other.json');
+    fs.writeFileSync(otherFile, JSON.stringify(other));
+    const refused = spawnSync(process.execPath, [COMPARE, file, otherFile], { encoding: 'utf8' });
     assert.equal(refused.status, 2);
     assert.match(refused.stderr, /different machines \(cores: \d+ vs \d+\)/);
-    assert.equal(spawnSync(process.execPath, [COMPARE, file, movedFile, '--any-machine'], { encoding: 'utf8' }).status, 1);
   });
 
   it('--render draws the same report from results.json, and --readme writes its summary between the markers', () => {
@@ -175,8 +125,45 @@ describe('bench/run.js --quick', () => {
     const written = fs.readFileSync(readmeFile, 'utf8');
     assert.ok(written.startsWith('# x\n\nabove\n\n') && written.endsWith('\n\nbelow\n'), 'only the section changes');
     assert.equal(readme.extract(written), readme.section(data, '.'));
-    // "≥ " when the load generator was the limit, as it can be on a fast machine.
-    assert.match(readme.extract(written), /^\| napi \| (≥ )?\d+\.\dx \(/m);
+    assert.match(readme.extract(written), /^\| napi \| (≥ )?\d+\.\dx \(\d+\.\d-\d+\.\d\)( \(wrk\))? \| /m);
+    assert.match(readme.extract(written), /!\[[^\]]+\]\(\.\/ratios-w1\.svg\)/);
+  });
+});
+
+describe('bench/run.js --quick --full: the long run', () => {
+  let data;
+  let report;
+  let out;
+  before(() => {
+    out = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-bench-full-'));
+    execFileSync(process.execPath, [RUN, '--quick', '--full', '--tiers', 'js,napi,napi-node-http', '--connections', '50', '--out', out], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 });
+    data = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'));
+    report = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
+  });
+  after(() => fs.rmSync(out, { recursive: true, force: true }));
+
+  it('adds two workers, the curves, the fixed rates, wrk and another Node line in rounds of its own', () => {
+    assert.deepEqual(data.results.map((r) => `${r.tier}@${r.workers}`).sort(), ['js@1', 'js@2', 'napi-node-http@1', 'napi@1', 'napi@2']);
+    for (const r of data.results.filter((x) => x.workers === 1)) {
+      assert.deepEqual(r.connectionsCurve.map((p) => p.connections), [1, 10, 50], r.tier);
+      assert.deepEqual(r.lengthCurve.map((p) => p.length), [16, 512], r.tier);
+      for (const f of r.fixedRate) assert.ok(f.responses > 0 && f.sendLagMs.p99 >= 0 && f.targetRate > 0, `${r.tier} fixed rate`);
+      assert.ok(r.crossCheck.wrk.requestsPerSecond > 0, `${r.tier} wrk`);
+    }
+    const lines = [...new Set(data.crossLine.map((r) => r.line))];
+    assert.equal(lines.length, 2, 'the pinned line and one other');
+    assert.ok(lines.includes(data.machine.node.replace(/^v/, '')));
+    assert.deepEqual([...new Set(data.crossLine.map((r) => r.tier))].sort(), ['napi', 'napi-node-http']);
+    assert.ok(data.rounds.some((g) => g.lines), 'the lines in rounds of their own');
+    for (const section of ['Across Node lines', 'Latency at fixed request rates (open loop)', 'Cost against input size', 'Against connections', 'Against workers', 'autocannon against wrk']) {
+      assert.match(report, new RegExp(`^## ${section.replace(/[()`]/g, '\\$&')}$`, 'm'), section);
+    }
+    assert.match(report, /^The full run took \d+\.\d minutes/m);
+    // Two workers: a ratio is printed only where js itself was not held back.
+    const js2 = data.results.find((r) => r.tier === 'js' && r.workers === 2);
+    const { isLowerBound } = require('../../bench/lib/limit');
+    if (isLowerBound(js2)) assert.match(report, /^At 2 workers `js` itself was held back by the (machine|load generator)/m);
+    else assert.match(report, /^\| napi \| 2 \| /m);
   });
 });
 
@@ -195,17 +182,10 @@ describe('the README and the committed report', () => {
     assert.deepEqual(outside.match(figure) ?? [], []);
   });
 
-  it('"Which tier?" quotes only ratios the summary holds', () => {
-    const guide = text.slice(text.indexOf('## Which tier?'), text.indexOf('\n## ', text.indexOf('## Which tier?') + 1));
-    const summary = readme.extract(text);
-    const ratios = guide.match(/\d+\.\d+x/g) ?? [];
-    assert.ok(ratios.length >= 10, `${ratios.length} ratios in the guide`);
-    assert.deepEqual(ratios.filter((r) => !summary.includes(` ${r}`)), [], 'ratios not in the rendered summary');
-  });
-
-  it('was made on the pinned Node line, with the cross-line section', () => {
+  it('was made on the pinned Node line with the default run', () => {
     assert.equal(committed.machine.node, `v${fs.readFileSync(path.join(ROOT, '.nvmrc'), 'utf8').trim()}`);
-    assert.ok(committed.crossLine.length >= 4, 'napi and its reference on the two other lines');
+    assert.equal(committed.settings.full, false);
+    assert.ok(committed.results.every((r) => r.workers === 1 && r.stop && r.ratios.serverCpuUsPerRequest.halfWidth > 0));
   });
 });
 
@@ -259,24 +239,79 @@ describe('bench harness parts', () => {
     }
   });
 
-  it("bench/compare.js gives each ratio's noise: the standard error of both runs' medians of per-round ratios", () => {
+  it('bench/compare.js judges a move against the larger of its tolerance and three times both runs\' noise', () => {
     const { compare } = require('../../bench/compare');
-    const report = (perRound) => ({ results: [{ tier: 't', workers: 1, requestsPerSecond: 1, ratios: { serverCpuUsPerRequest: { median: 1, perRound } } }] });
-    // Sample sd 0.1155 over 4 rounds: 1.2533 * 0.1155 / 2 = 7.24% each, 10.2% both.
-    const spread = [0.9, 0.9, 1.1, 1.1];
-    const [row] = compare(report(spread), report(spread), { rps: 0.1, cpu: 0.05 });
-    assert.equal(row.figure, 'CPU/req ratio');
-    assert.ok(Math.abs(row.noise - 0.1024) < 0.001, `noise ${row.noise}`);
-    const [steady] = compare(report([1, 1, 1, 1]), report([1, 1, 1, 1]), { rps: 0.1, cpu: 0.05 });
-    assert.equal(steady.noise, 0);
+    const report = (perRound) => ({ results: [{ tier: 't', workers: 1, requestsPerSecond: 1, ratios: { serverCpuUsPerRequest: ratioInterval(perRound) } }] });
+    const steady = [1, 1.01, 0.99, 1, 1.005, 0.995];
+    const tol = { rps: 0.1, cpu: 0.05 };
+    // 6% on a steady ratio: past 5%, and the noise is well under 2%.
+    const [moved] = compare(report(steady), report(steady.map((x) => x * 1.06)), tol);
+    assert.equal(moved.figure, 'CPU/req ratio');
+    assert.ok(moved.moved && Math.abs(moved.change - 0.06) < 1e-9 && moved.allowed === 0.05, JSON.stringify(moved));
+    // The same 6% on a ratio whose rounds spread by ±10%: within 3x the noise.
+    const noisy = [0.9, 1.1, 0.92, 1.08, 0.95, 1.05];
+    const [spread] = compare(report(noisy), report(noisy.map((x) => x * 1.06)), tol);
+    assert.ok(!spread.moved && spread.allowed > 0.06, JSON.stringify(spread));
+    assert.ok(Math.abs(spread.noise - Math.hypot(ratioInterval(noisy).se, ratioInterval(noisy).se)) < 1e-12);
   });
 
-  it('measures one connection in the rounds asked for, evenly spread, the first included', () => {
-    const which = (rounds, wanted) => Array.from({ length: rounds }, (_, r) => r).filter((r) => measuresOneConnection(r, rounds, wanted));
-    assert.deepEqual(which(20, 5), [0, 4, 8, 12, 16]);
-    assert.deepEqual(which(7, 5).length, 5);
-    assert.deepEqual(which(2, 5), [0, 1], 'fewer rounds than asked: every round');
-    assert.deepEqual(which(4, 0), []);
+  it('stops a tier once its intervals are tight, keeps the anchor while others run, caps rounds and minutes', async () => {
+    const sleeper = spawn('sleep', ['60']);
+    try {
+      const subjects = ['js', 'steady', 'noisy'].map((key) => ({ key, root: sleeper.pid }));
+      let n = 0;
+      // steady: ratio 10 ±0.5%; noisy: 10 ±30%, never within ±10%.
+      const jitter = (spread) => 1 + spread * Math.sin(++n * 1.7);
+      const measure = async (s) => {
+        const rps = s.key === 'js' ? 100 : s.key === 'steady' ? 1000 * jitter(0.005) : 1000 * jitter(0.3);
+        return { main: { requestsPerSecond: rps, serverCpuUsPerRequest: 1e6 / rps, machine: null } };
+      };
+      const { visits, stopped } = await runRounds(subjects, { anchor: 'js', minRounds: 3, maxRounds: 6, stop: stopRule({ cpu: 0.05, rps: 0.1 }), measure });
+      assert.equal(stopped.get('steady').rounds, 3);
+      assert.match(stopped.get('steady').reason, /^converged: CPU ±\d\.\d%, req\/s ±\d\.\d%$/);
+      assert.deepEqual(stopped.get('noisy'), { rounds: 6, reason: 'round cap' });
+      assert.equal(stopped.get('js').rounds, 6);
+      assert.equal(visits.filter((v) => v.key === 'steady').length, 3);
+      assert.equal(visits.filter((v) => v.key === 'js').length, 12, 'the anchor twice a round while noisy runs');
+      // A deadline already past: one round, then every subject stops on the budget.
+      const budget = await runRounds(subjects, { anchor: 'js', minRounds: 3, maxRounds: 6, deadline: Date.now(), stop: stopRule(), measure });
+      assert.deepEqual([...budget.stopped.values()].map((x) => x.reason), ['time budget', 'time budget', 'time budget']);
+    } finally {
+      sleeper.kill('SIGKILL');
+    }
+  });
+
+  it('keeps two modes apart instead of a figure between them, and leaves one spread alone', () => {
+    const bimodal = [0.9, 0.92, 0.91, 0.93, 1.1, 1.12, 1.09, 1.11, 0.92, 1.1];
+    const modes = twoModes(bimodal);
+    assert.ok(modes && modes.low.rounds === 5 && modes.high.rounds === 5, JSON.stringify(modes));
+    assert.ok(Math.abs(modes.low.estimate - 0.916) < 0.01 && Math.abs(modes.high.estimate - 1.104) < 0.01);
+    assert.equal(twoModes([0.95, 0.97, 0.99, 1, 1.01, 1.02, 1.03, 1.05, 0.98, 1.0]), null);
+    assert.equal(stopRule({ cpu: 1, rps: 1 })({ serverCpuUsPerRequest: ratioStatsOf(bimodal), requestsPerSecond: ratioStatsOf(bimodal) }), null, 'two modes never converge');
+    const { interval } = require('../../bench/lib/report');
+    assert.match(interval(ratioStatsOf(bimodal)), /^two modes: 0\.92x \(5 rounds\), 1\.10x \(5\)$/);
+  });
+
+  it('gives a ratio the t interval of its logarithms, and the same interval inverted', () => {
+    const iv = ratioInterval([2, 2, 2]);
+    assert.deepEqual([iv.estimate, iv.low, iv.high, iv.halfWidth], [2, 2, 2, 0]);
+    const spread = ratioInterval([Math.E, 1 / Math.E]);
+    // logs ±1: mean 0, sd √2, se 1, t(1) 12.706.
+    assert.ok(Math.abs(Math.log(spread.high) - 12.706) < 1e-9 && Math.abs(spread.estimate - 1) < 1e-12);
+    const inv = invert(ratioInterval([4, 5, 6]));
+    assert.ok(Math.abs(inv.estimate - 1 / ratioInterval([4, 5, 6]).estimate) < 1e-12 && inv.low < inv.estimate && inv.estimate < inv.high);
+    const boot = bootstrap([1, 2, 3, 4, 5, 6, 7, 8]);
+    assert.deepEqual(boot, bootstrap([1, 2, 3, 4, 5, 6, 7, 8]), 'seeded: the same data, the same interval');
+    assert.ok(boot.low < 4.5 && boot.high > 4.5);
+  });
+
+  it('names what held a window back: a saturated server thread is the server, not a lower bound', () => {
+    const { limitOf, isLowerBound } = require('../../bench/lib/limit');
+    assert.equal(limitOf({ busiestThreadCores: 1, loadGeneratorCpuCores: 0.95, machine: { busy: 1 } }), 'server');
+    assert.equal(limitOf({ busiestThreadCores: 0.5, loadGeneratorCpuCores: 0.95, machine: { busy: 0.8 } }), 'load generator');
+    assert.equal(limitOf({ busiestThreadCores: 0.5, loadGeneratorCpuCores: 0.6, machine: { busy: 0.95 } }), 'machine');
+    assert.equal(limitOf({ busiestThreadCores: 0.5, loadGeneratorCpuCores: 0.6, machine: { busy: 0.7 } }), null);
+    assert.equal(isLowerBound({ busiestThreadCores: 1, loadGeneratorCpuCores: 0.95, machine: { busy: 1 } }), false);
   });
 
   it('orders each round with the anchor first and halfway, the others rotated', () => {
@@ -294,25 +329,17 @@ describe('bench harness parts', () => {
     for (const [round, speed] of [[0, 1], [1, 0.5], [2, 1]]) {
       visits.push(visit('js', round, 100 * speed, 10 / speed), visit('napi', round, 3000 * speed, 0.3 / speed), visit('js', round, 100 * speed, 10 / speed));
     }
-    const { subjects, rounds } = summarize(visits, 'js', 3);
+    const { subjects, rounds } = summarize(visits, 'js');
     const napi = subjects.get('napi');
     for (const figure of ['requestsPerSecond', 'serverCpuUsPerRequest', 'oneConnectionMs']) {
       const st = napi.ratios[figure];
       assert.ok(st.perRound.every((x) => Math.abs(x - st.perRound[0]) < 1e-9), `${figure}: ${st.perRound}`);
     }
-    assert.ok(Math.abs(napi.ratios.requestsPerSecond.median - 30) < 1e-9);
+    assert.ok(Math.abs(napi.ratios.requestsPerSecond.estimate - 30) < 1e-9 && napi.ratios.requestsPerSecond.halfWidth < 1e-9);
     assert.deepEqual(rounds.map((r) => r.anchorRequestsPerSecond), [1, 0.5, 1]);
     // Peaks are the maximum, failures the sum over every visit.
     assert.equal(napi.main.peakPssMB, 12);
     assert.equal(napi.main.errors, 3);
-  });
-
-  it('--pin is refused where it cannot give every worker a CPU apart from the load generator', () => {
-    const cores = os.availableParallelism();
-    const workers = String(cores);
-    const run = spawnSync(process.execPath, [RUN, '--pin', '--workers', workers, '--out', os.tmpdir()], { encoding: 'utf8' });
-    assert.equal(run.status, 2);
-    assert.match(run.stderr, new RegExp(`--pin needs one CPU for the load generator and one per worker \\(${cores}\\): this machine has ${cores}`));
   });
 
   it('brackets the answers it counts: the CPU window closes when counting stops, not when the load processes exit', async () => {
@@ -371,6 +398,41 @@ describe('bench harness parts', () => {
   });
 });
 
+describe('figures that mean what they say', () => {
+  it('times refused answers apart from served ones, and prints no figure from an empty denominator', async () => {
+    let count = 0;
+    const server = http.createServer((req, res) => {
+      // Every other request refused at once, the others served after 20 ms.
+      if (++count % 2) {
+        res.statusCode = 503;
+        return res.end('busy');
+      }
+      setTimeout(() => res.end('ok'), 20);
+    });
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${server.address().port}`;
+      const load = await runLoad(url, { kind: 'closed', connections: 2, paths: ['/'], warmup: 0, duration: 1, timeout: 10 });
+      assert.ok(load.non2xx > 0 && load.latencies.length === load.responses - load.non2xx, 'only 2xx in latencies');
+      assert.equal(load.refusedLatencies.length, load.non2xx);
+      assert.ok(percentile(load.latencies, 50) >= 19, `served p50 ${percentile(load.latencies, 50)} ms`);
+      assert.ok(percentile(load.refusedLatencies, 50) < 19, `refused p50 ${percentile(load.refusedLatencies, 50)} ms`);
+    } finally {
+      server.close();
+    }
+    const { figures } = require('../../bench/lib/measure');
+    const nothing = figures(
+      { responses: 10, non2xx: 10, bytes: 0, seconds: 1, latencies: new Float64Array(), refusedLatencies: Float64Array.of(1) },
+      { peakPss: 1, peakRss: 1, peakUss: 1, serverCpuSeconds: 62.38, wallSeconds: 1, busiestThreadCores: 1 },
+      null,
+    );
+    assert.ok(Number.isNaN(nothing.serverCpuUsPerRequest), 'no CPU per request when nothing was answered');
+    assert.ok(Number.isNaN(nothing.latencyMs.p99));
+    const { fmt } = require('../../bench/lib/report');
+    assert.equal(fmt(nothing.serverCpuUsPerRequest), 'n/a');
+  });
+});
+
 describe('open-loop connections', () => {
   it('follows a server that closes after every answer onto new connections, losing nothing', async () => {
     const server = http.createServer((req, res) => {
@@ -389,12 +451,12 @@ describe('open-loop connections', () => {
   });
 });
 
-describe('bench/run.js --soak', () => {
+describe('bench/soak.js (tier-bench-soak)', () => {
   it('soaks a tier and writes its report', () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-soak-'));
     try {
       // Three seconds say nothing about growth: exit 1 (a tier grew) is allowed here.
-      const soak = spawnSync(process.execPath, [RUN, '--soak', '3s', '--soak-warmup', '1', '--tiers', 'napi', '--out', out], { encoding: 'utf8', timeout: 60_000 });
+      const soak = spawnSync(process.execPath, [path.join(ROOT, 'bench/soak.js'), '--duration', '3s', '--warmup', '1s', '--tiers', 'napi', '--out', out], { encoding: 'utf8', timeout: 60_000 });
       assert.ok(soak.status === 0 || soak.status === 1, soak.stderr);
       const { results } = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'));
       assert.equal(results.length, 1);
