@@ -25,17 +25,18 @@ const RATE_FRACTIONS = [0.25, 0.5, 0.9];
 // The adaptive stop: at least MIN_ROUNDS rounds, then a tier leaves once its
 // CPU-per-request ratio's 95% interval is within ±5% and its req/s ratio's
 // within ±10%, or at the cap, or when the next round would end past the time
-// budget. On a shared VM the spread is between visits, not within one, so
+// budget, counted from the start of the run (servers started and warmed
+// included). On a shared VM the spread is between visits, not within one, so
 // visits are short and rounds many: 2 s of warm-up (tiers regain their pace
-// for a second or two after a resume) and 3 s measured, then one connection
-// for 1.5 s. See docs/benchmark.md, "When a tier stops".
+// for a second or two after a resume) and 2.5 s measured, then one
+// connection for 1 s. See docs/benchmark.md, "How a run works".
 const MIN_ROUNDS = 5;
-const MAX_ROUNDS = 15;
-const BUDGET_MINUTES = 13;
+const MAX_ROUNDS = 20;
+const BUDGET_MINUTES = 14;
 const TOLERANCE = { cpu: 0.05, rps: 0.1 };
 const WARMUP_S = 2;
-const DURATION_S = 3;
-const ONE_CONNECTION = { warmup: 0.5, duration: 1.5 };
+const DURATION_S = 2.5;
+const ONE_CONNECTION = { warmup: 0.25, duration: 1 };
 const PREWARM_S = 10;
 
 // V8's memory reducer shrinks the heap of a process that has gone 100 s
@@ -67,14 +68,14 @@ fixed rates and the other Node lines.
   --max-rounds N    the cap on rounds (default: ${MAX_ROUNDS})
   --min-rounds N    rounds before a tier may stop (default: ${MIN_ROUNDS})
   --rounds N        exactly N rounds, no adaptive stop
-  --budget MIN      start no round that would end past MIN minutes after the first of its
-                    worker count (default: ${BUDGET_MINUTES})
+  --budget MIN      start no round that would end past MIN minutes after the run began
+                    (--full: after each group of rounds began; default: ${BUDGET_MINUTES})
   --connections N   concurrent connections (default: 100)
   --out DIR         where report.md, results.json and the charts go (default: bench/out)
   --readme FILE     also write the report's summary into FILE between
                     <!-- bench:begin --> and <!-- bench:end -->
   --render DIR      measure nothing: render DIR/results.json again (with --readme, the summary too)
-  --quick           two or three short rounds (for CI)
+  --quick           two short rounds (for CI)
 
 A soak (memory over minutes) is its own command: tier-bench-soak (bench/soak.js).`;
 
@@ -114,7 +115,7 @@ function parseOptions(argv) {
   const lines = !full || values.lines === 'none' ? [] : values.lines ? values.lines.split(',').map(nodeBinary) : otherInstalledLines(node);
   const exact = values.rounds && Number(values.rounds);
   const minRounds = exact || Number(values['min-rounds'] ?? (quick ? 2 : MIN_ROUNDS));
-  const maxRounds = exact || Math.max(minRounds, Number(values['max-rounds'] ?? (quick ? 3 : MAX_ROUNDS)));
+  const maxRounds = exact || Math.max(minRounds, Number(values['max-rounds'] ?? (quick ? 2 : MAX_ROUNDS)));
   return {
     // Read before the run: the code that was measured, whatever changes during it.
     commit: gitDescribe(),
@@ -182,10 +183,17 @@ function gitDescribe() {
   return `${head.stdout.trim()}${dirty ? '+changes' : ''}`;
 }
 
+/** What a long run has measured so far, in case it is stopped: partial.json, removed when the report is written. */
+function keepPartial(out, data) {
+  fs.mkdirSync(out, { recursive: true });
+  fs.writeFileSync(path.join(out, 'partial.json'), `${JSON.stringify(data)}\n`);
+}
+
 /** Writes results.json and every file the report module renders from it; with `readmeFile`, its summary. */
 function writeReport(out, data, render, readmeFile) {
   fs.mkdirSync(out, { recursive: true });
   fs.writeFileSync(path.join(out, 'results.json'), `${JSON.stringify(data, null, 2)}\n`);
+  fs.rmSync(path.join(out, 'partial.json'), { force: true });
   writeRendered(out, data, render, readmeFile);
 }
 
@@ -265,13 +273,14 @@ async function stopSubjects(subjects) {
 }
 
 /** One worker count's interleaved rounds, each subject's row, and why it stopped. */
-async function measureRounds(subjects, { workers, oneConnection, anchor }, options, log) {
+async function measureRounds(subjects, { workers, oneConnection, anchor, since }, options, log) {
   const { visits, stopped } = await runRounds(subjects, {
     anchor,
     minRounds: options.minRounds,
     maxRounds: options.maxRounds,
-    // Each group of rounds has the whole budget: the default run's rounds are the full run's first.
-    deadline: Date.now() + options.budgetMinutes * 60_000,
+    // The first group of rounds is the default run, counted from its start;
+    // each later group of a full run has a budget of its own.
+    deadline: since + options.budgetMinutes * 60_000,
     stop: stopRule(options.tolerance),
     measure: (s, round) =>
       visit(s.meter, {
@@ -337,9 +346,11 @@ async function main() {
     const subjects = await startSubjects(tierPlan(workers, first, anchor, options), workers, options, log);
     try {
       // The per-call cost does not depend on the worker count: c=1 at the first only.
-      const measured = await measureRounds(subjects, { workers, oneConnection: first, anchor }, options, log);
+      const since = first ? started.getTime() : Date.now();
+      const measured = await measureRounds(subjects, { workers, oneConnection: first, anchor, since }, options, log);
       rounds.push(measured.rounds);
       results.push(...measured.rows.map(({ row }) => row));
+      keepPartial(options.out, { results, crossLine, rounds });
       if (first) baselineMax = results.find((r) => r.tier === config.baseline)?.requestsPerSecond;
       if (first && options.curves) {
         for (const s of subjects) {
@@ -358,13 +369,15 @@ async function main() {
     }
     if (first && options.lines.length && config.crossLine?.length) {
       // The other Node lines in rounds of their own, with the anchor and the pinned line's same tiers.
+      const since = Date.now();
       const lineSubjects = await startSubjects(linePlan(anchor, options), workers, options, log);
       try {
-        const measured = await measureRounds(lineSubjects, { workers, oneConnection: false, anchor }, options, log);
+        const measured = await measureRounds(lineSubjects, { workers, oneConnection: false, anchor, since }, options, log);
         rounds.push({ ...measured.rounds, lines: true });
         for (const { subject, row } of measured.rows) {
           if (subject.line) crossLine.push({ ...row, line: subject.line, v8: describeNode(subject.node).v8 });
         }
+        keepPartial(options.out, { results, crossLine, rounds });
       } finally {
         await stopSubjects(lineSubjects);
       }

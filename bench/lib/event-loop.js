@@ -1,6 +1,6 @@
 'use strict';
 
-// node-server's event-loop delay, from every worker of a cluster: each reply
+// A server's event-loop delay (GET /metrics/event-loop), from every worker of a cluster: each reply
 // carries its worker's pid, and each request goes on a new connection, which
 // the cluster hands to the workers in turn, until every pid has answered.
 const http = require('node:http');

@@ -31,7 +31,7 @@ function markdown({ results, settings, machine }) {
   out.push(`- Command: \`${settings.command}\``);
   out.push(`- Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGB} GB; ${machine.os}; node ${machine.node}, autocannon ${machine.autocannon}`);
   out.push(
-    `- Load: autocannon in the benchmark process, ${settings.connections} connections, ${settings.requests ? `${settings.requests.paths} requests in rotation (${settings.requests.description})` : `the ${settings.texts.length} URLs in rotation`}, one server per tier; ${settings.warmup} s warm-up on the same connections, then ${fmt(settings.duration / 60)} min measured.`,
+    `- Load: autocannon in the benchmark process, ${settings.connections} connections, ${settings.requests.paths} requests in rotation (${settings.requests.description}), one server per tier; ${settings.warmup} s warm-up on the same connections, then ${fmt(settings.duration / 60)} min measured.`,
   );
   out.push(
     `- RSS: VmRSS summed over the server's process tree (${settings.notes?.tree ?? 'the server and its child processes'}), sampled every second. "start" and "end" are the means of the first and last tenth of the measured window; "trend" is the least-squares slope over all samples.`,

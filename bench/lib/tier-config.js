@@ -16,7 +16,7 @@ const READY_LINE = /listening on (http:\/\/[^\s"]+)/;
  *   `node` is the node executable to run it with, where it runs on Node (a
  *   line that starts with it gets the benchmark's Node flags right after it)
  * @property {RegExp} [ready] the line with the URL as group 1 (default: `listening on (http://...)`)
- * @property {boolean} [eventLoop] the server answers node-server's /metrics/event-loop
+ * @property {boolean} [eventLoop] the server answers GET /metrics/event-loop (per-worker event-loop delay; see event-loop.js)
  * @property {boolean} [launcher] the started process only launches the servers: left out of the figures
  * @property {string} [reference] a benchmark-only row; what it is
  * @property {boolean} [singleProcess] takes no worker count: measured at the first worker count only

@@ -157,7 +157,7 @@ describe('the toolkit in a team\'s own service', { timeout: 15 * 60_000 }, () =>
   });
 
   it('6. benchmarks every tier of the team\'s function', () => {
-    ok(run(`npm run ${NAME}:bench -- --quick --no-curves`, 'npm', 'run', `${NAME}:bench`, '--', '--quick', '--no-curves'));
+    ok(run(`npm run ${NAME}:bench -- --quick`, 'npm', 'run', `${NAME}:bench`, '--', '--quick'));
     const out = path.join(service, LADDER, 'bench-out');
     const { results, settings } = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'));
     assert.deepEqual(results.map((r) => r.tier), TIERS);
