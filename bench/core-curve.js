@@ -26,6 +26,7 @@ const { QrWasmRaw } = require('../node-server/lib/qr-wasm-raw');
 const { wasmFile } = require('../node-server/lib/wasm-files');
 
 const { CURVE_LENGTHS, textsOfLength } = require('./config/texts');
+const { median } = require('./lib/stats');
 const texts = require('../test/fixtures/texts.json');
 
 const rawWasm = (file) => new QrWasmRaw(new WebAssembly.Module(fs.readFileSync(file)));
@@ -59,10 +60,6 @@ function bindings(addonArgs, rawArgs, wasmArgs) {
     list.push(['wasm-raw', (text) => raw.generateQrCode(text)]);
   }
   return list;
-}
-
-function median(xs) {
-  return [...xs].sort((a, b) => a - b)[xs.length >> 1];
 }
 
 /** Median microseconds per call of each binding over `set`, rounds interleaved. */

@@ -133,7 +133,7 @@ function parseOptions(argv) {
     connections: Number(values.connections),
     duration: quick ? 1 : DURATION_S,
     warmup: quick ? 0.5 : WARMUP_S,
-    // node-server's in-process tiers cost 10-15% more CPU per request after
+    // Servers on V8 cost 10-15% more CPU per request after
     // some seconds of load than in their first (V8 and heap settling).
     prewarm: quick ? 0 : PREWARM_S,
     oneConnection: quick ? { warmup: 0, duration: 0.5 } : ONE_CONNECTION,

@@ -26,11 +26,11 @@ async function meanBodyBytes(url, paths) {
 /** Whether wrk is on PATH: the cross-check is left out without it. */
 const hasWrk = () => !spawnSync('wrk', ['-v']).error;
 
-/** wrk on the same server, paths and connections: a second load generator's view. */
+/** wrk on the same server, paths and connections: a second load generator's view (whole seconds: wrk takes no fraction). */
 function wrk(url, { paths, connections, seconds, cpus }) {
   const lua = path.join(os.tmpdir(), `tier-bench-${process.pid}.lua`);
   fs.writeFileSync(lua, `local paths = {${paths.map((p) => JSON.stringify(p)).join(', ')}}\nlocal i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format("GET", paths[i])\nend\n`);
-  const args = ['-t', '1', '-c', String(connections), '-d', `${seconds}s`, '--timeout', '30s', '-s', lua, url];
+  const args = ['-t', '1', '-c', String(connections), '-d', `${Math.ceil(seconds)}s`, '--timeout', '30s', '-s', lua, url];
   const cpuBefore = reapedChildrenCpuSeconds();
   try {
     const out = execFileSync(cpus ? 'taskset' : 'wrk', cpus ? ['-c', cpus, 'wrk', ...args] : args, { encoding: 'utf8' });
@@ -38,7 +38,7 @@ function wrk(url, { paths, connections, seconds, cpus }) {
     return {
       requestsPerSecond: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]),
       non2xx,
-      cpuCores: (reapedChildrenCpuSeconds() - cpuBefore) / seconds,
+      cpuCores: (reapedChildrenCpuSeconds() - cpuBefore) / Math.ceil(seconds),
     };
   } finally {
     fs.rmSync(lua, { force: true });
@@ -133,7 +133,7 @@ async function visit(meter, { label, connections, paths, warmup, duration, oneCo
 }
 
 /**
- * The curves of one tier: wrk on the same texts, cost against text length,
+ * The curves of one tier: wrk on the same requests, cost against input size,
  * fixed-rate latency at fractions of the baseline's and the tier's own
  * maximum (`main.requestsPerSecond`, the interleaved median), and req/s
  * against connections (`main` and `single` are its c=connections and c=1 points).
