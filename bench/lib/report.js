@@ -38,11 +38,15 @@ function interval(st, { invert: inv = false, digits = 2 } = {}) {
   return `${factor(iv.estimate, digits)} (${fmt(iv.low, digits)}-${fmt(iv.high, digits)})`;
 }
 
-/** The req/s ratio a row stands for: autocannon's, or wrk's where autocannon held it back and wrk got more. */
+/**
+ * The req/s ratio a row stands for: autocannon's, or wrk's where autocannon
+ * held the server back and wrk got more. wrk shares the machine with the
+ * server too, so its figure is a lower bound as well.
+ */
 function rpsRatio(r) {
   const a = r.ratios?.requestsPerSecond;
   const w = r.ratios?.wrkRequestsPerSecond;
-  if (w && a && w.estimate > a.estimate && !w.modes) return { ratio: w, generator: 'wrk', bound: isLowerBound({ ...r, ...r.wrk, machine: r.wrk?.machine ?? r.machine }) };
+  if (w && a && w.estimate > a.estimate && !w.modes) return { ratio: w, generator: 'wrk', bound: true };
   return { ratio: a, generator: 'autocannon', bound: isLowerBound(r) };
 }
 
@@ -435,7 +439,7 @@ function howMeasured({ results, settings, machine }, out) {
   out.push(`- Body bytes: the response body alone${settings.notes?.body ? ` (${settings.notes.body})` : ''}, mean over the requests; wire bytes: what autocannon read per response, headers included.`);
   out.push("- Memory: peak RSS (each process's resident pages, shared libraries included) and USS (pages no other process maps), each summed over the server's process tree and sampled every 200 ms by a sampler process: neither depends on what other servers run, unlike PSS.");
   out.push("- Server CPU per request: user + system time of the whole tree (reaped children included) over the measured window, divided by 2xx answers. The kernel bills network processing (softirq, in \"Rounds\") to whichever task is running when it fires: some of the client's networking lands in the server's CPU and some of the server's in the client's.");
-  out.push(`- "limited by": \`server\` when one of its threads ran at least 0.9 of a core over the window; \`load generator\` when autocannon did; \`machine\` when every core was at least 90% busy. Only the last two make req/s a lower bound ("≥").`);
+  out.push(`- "limited by": \`server\` when one of its threads ran at least 0.9 of a core over the window; \`load generator\` when autocannon ran at least 0.7 of one (its thread also waits on its sockets); \`machine\` when every core was at least 90% busy. Only the last two make req/s a lower bound ("≥"), and so is a figure of wrk's, which shares the machine too.`);
   const noLoop = results.filter((r) => !r.eventLoopDelayMs).map((r) => `\`${r.tier}\``);
   if (noLoop.length < results.length) {
     out.push(
