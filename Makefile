@@ -17,8 +17,10 @@ setup:
 
 build: setup build-rust build-napi build-wasm
 
+# The binaries, and qr_ffi's C-ABI library (tier ffi) that --bins leaves out.
 build-rust:
 	$(CARGO) build --release --workspace --bins
+	$(CARGO) build --release -p qr_ffi --lib
 
 # wasm-pack package (tier wasm) and the raw module (tier wasm-raw), both through wasm-opt.
 build-wasm:
