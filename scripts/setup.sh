@@ -34,6 +34,10 @@ pinned=$(cat .nvmrc)
 [ -x "target/node/$pinned/bin/node" ] || { echo "setup: .nvmrc names $pinned, which scripts/node-versions does not list" >&2; exit 1; }
 export PATH="$PWD/target/node/$pinned/bin:$PATH"
 
+# Bun and Deno, pinned and checked as the Node lines are (scripts/runtime-versions):
+# the ffi loaders' test and the contract suite on other runtimes.
+scripts/setup-runtimes.sh
+
 # Debian packages: zbarimg decodes QR codes in the tests, wrk cross-checks the
 # benchmark, nginx runs the deploy/ topology (its test and the axum-nginx tier),
 # chromium runs node-server's page in test/contract/browser.test.js.
