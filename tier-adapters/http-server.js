@@ -181,7 +181,9 @@ function createHttpServer(handler, options = {}) {
     draining = true;
     // net.Server's close, not http.Server's: that one closes every idle
     // connection at once, a pipelining one with requests still unread too.
-    const closed = new Promise((resolve) => net.Server.prototype.close.call(server, resolve));
+    // Bun's http.Server is no net.Server: its own close, which leaves open connections as they are.
+    const stopListening = server instanceof net.Server ? net.Server.prototype.close : server.close;
+    const closed = new Promise((resolve) => stopListening.call(server, resolve));
     for (const conn of connections.values()) {
       const res = conn.current;
       if (res && !res.headersSent && conn.queue.length === 0 && !conn.pipelining) res.setHeader('Connection', 'close');
