@@ -49,6 +49,10 @@ export function createStdioPoolTier(
     pipelineDepth?: number;
     deadlineMs?: number;
     decodeError?: (status: number, payload: Buffer) => Error;
+    /** A header announcing a longer answer is junk: the worker is killed and replaced (default 16 MiB). */
+    maxAnswerBytes?: number;
+    /** Whether a whole frame is a real answer; one that is not kills and replaces the worker. */
+    checkAnswer?: (status: number, payload: Buffer) => boolean;
     log?: (line: string) => void;
     onRestart?: () => void;
   },
