@@ -270,6 +270,40 @@ describe('createHttpUpstreamTier', () => {
     }
   });
 
+  it('fails on statuses outside 2xx, 4xx and 503, and on an answer past maxBodyBytes', async () => {
+    const MiB = 1 << 20;
+    const up = await upstream((req, res) => {
+      if (req.url === '/moved') return res.writeHead(302, { Location: '/elsewhere' }).end('go elsewhere');
+      if (req.url === '/created') return res.writeHead(201).end('made');
+      if (req.url === '/announced') return res.writeHead(200, { 'Content-Length': 2 * MiB }).end(Buffer.alloc(2 * MiB));
+      // Chunked, no length said: counted as it comes, and not read to its end.
+      res.writeHead(200);
+      let sent = 0;
+      const more = () => {
+        while (sent < 64 * MiB && res.write(Buffer.alloc(64 << 10))) sent += 64 << 10;
+        if (sent < 64 * MiB) res.once('drain', more);
+        else res.end();
+      };
+      res.on('close', () => (up.streamed = sent));
+      more();
+    });
+    const options = { url: up.url, path: (v) => `/${v}`, name: 'calc upstream', maxBodyBytes: MiB };
+    const tier = createHttpUpstreamTier(options);
+    try {
+      const moved = await tier.run('moved').catch((e) => e);
+      assert.equal(moved.status, 502);
+      assert.notEqual(moved.expose, true);
+      assert.equal(String(await tier.run('created')), 'made');
+      await assert.rejects(tier.run('announced'), { status: 502, message: 'calc upstream unavailable' });
+      await assert.rejects(tier.run('streamed'), { status: 502, message: 'calc upstream unavailable' });
+      await waitUntil(() => up.streamed !== undefined);
+      assert.ok(up.streamed < 16 * MiB, `read ${up.streamed} bytes`);
+    } finally {
+      await tier.close();
+      await up.close();
+    }
+  });
+
   it('answers 502 for a dead upstream and 504 for a silent one', async () => {
     const silent = await upstream(() => {});
     const dead = await upstream(() => {});
