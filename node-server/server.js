@@ -26,6 +26,11 @@ const USAGE = `Usage: node node-server/server.js --tier <name> [options]
                    open connections per process; past it 503 and close
                    (env QR_MAX_CONNECTIONS, default 4096, fewer if the
                    open-file limit leaves room for fewer; said at start)
+  --max-connections-per-client N
+                   open connections per client address, per process; past it
+                   503 and close (env QR_MAX_CONNECTIONS_PER_CLIENT, default
+                   0: no limit but --max-connections). Behind a proxy every
+                   client is the proxy's address: limit there (nginx limit_conn)
   --no-metrics     neither count nor time requests, no GET /metrics
                    (env QR_METRICS=off; docs/operations.md, "Metrics")
   --access-log     log a line per request (env QR_ACCESS_LOG=on)
@@ -48,6 +53,9 @@ function parseOptions(argv, env) {
       workers: { type: 'string', default: env.WORKERS ?? '1' },
       'max-queue': { type: 'string', default: env.QR_MAX_QUEUE ?? '512' },
       'max-connections': { type: 'string', default: env.QR_MAX_CONNECTIONS ?? String(LIMITS.maxConnections) },
+      'max-connections-per-client': {
+        type: 'string', default: env.QR_MAX_CONNECTIONS_PER_CLIENT ?? String(LIMITS.maxConnectionsPerClient),
+      },
       upstream: { type: 'string', default: env.QR_UPSTREAM },
       'no-metrics': { type: 'boolean', default: env.QR_METRICS === 'off' },
       'access-log': { type: 'boolean', default: env.QR_ACCESS_LOG === 'on' },
@@ -59,6 +67,7 @@ function parseOptions(argv, env) {
   const workers = Number(values.workers);
   const maxQueue = Number(values['max-queue']);
   const maxConnections = Number(values['max-connections']);
+  const maxConnectionsPerClient = Number(values['max-connections-per-client']);
   if (!values.tier) throw new Error('--tier is required');
   if (!tierNames.includes(values.tier)) throw new Error(`unknown tier "${values.tier}" (one of: ${tierNames.join(', ')})`);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port "${values.port}"`);
@@ -67,8 +76,12 @@ function parseOptions(argv, env) {
   if (!Number.isInteger(maxConnections) || maxConnections < 1) {
     throw new Error(`invalid max-connections "${values['max-connections']}"`);
   }
+  if (!Number.isInteger(maxConnectionsPerClient) || maxConnectionsPerClient < 0) {
+    throw new Error(`invalid max-connections-per-client "${values['max-connections-per-client']}"`);
+  }
   return {
-    tier: values.tier, host: values.host, port, workers, maxQueue, maxConnections, upstream: values.upstream,
+    tier: values.tier, host: values.host, port, workers, maxQueue, maxConnections, maxConnectionsPerClient,
+    upstream: values.upstream,
     metrics: !values['no-metrics'], accessLog: values['access-log'],
   };
 }
@@ -93,9 +106,10 @@ async function serve(options, log) {
   const metrics = createMetrics({ record: options.metrics });
   const { server, shutdown, isPipelined, acceptedSinceAsked, openConnections } = createHttpServer((req, res) => handle(req, res), {
     maxConnections: options.maxConnections,
-    onRefused: () => {
-      metrics.refused('connection_cap');
-      log.refused('connection_cap');
+    maxConnectionsPerClient: options.maxConnectionsPerClient,
+    onRefused: (reason) => {
+      metrics.refused(reason);
+      log.refused(reason);
     },
     // A client pipelining past HTTP_LIMITS.maxPipelined: closed after its answer in progress.
     onPipelineOverflow: () => log.refused('pipeline_overflow'),

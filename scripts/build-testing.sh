@@ -4,15 +4,15 @@
 # so the tests can prove each tier answers a panic or a Wasm trap with a 500
 # and keeps serving. Nothing here is packed or shipped: the artifacts in
 # target/release, qr_napi/ and qr_wasm/pkg* are built without the feature.
-#   target/testing/release/qr_cli, qr_server
+#   target/testing/release/qr_cli, qr_server, libqr_ffi.so
 #   target/testing/napi/qr-napi.<platform>.node
 #   target/testing/wasm/pkg/ (wasm-pack, nodejs) and wasm/pkg-raw/qr_wasm_raw.wasm
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=target/testing
 
-cargo build --quiet --release --target-dir "$OUT" -p qr_cli -p qr_server \
-  --features qr_cli/testing,qr_server/testing
+cargo build --quiet --release --target-dir "$OUT" -p qr_cli -p qr_server -p qr_ffi \
+  --features qr_cli/testing,qr_server/testing,qr_ffi/testing
 
 (cd qr_napi && npx napi build --platform --release --features testing \
   --target-dir "../$OUT" --output-dir "../$OUT/napi" --no-js --dts index.d.ts >/dev/null)

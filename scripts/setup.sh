@@ -39,6 +39,10 @@ pinned=$(cat .nvmrc)
 [ -x "target/node/$pinned/bin/node" ] || { echo "setup: .nvmrc names $pinned, which scripts/node-versions does not list" >&2; exit 1; }
 export PATH="$PWD/target/node/$pinned/bin:$PATH"
 
+# Bun and Deno, pinned and checked as the Node lines are (scripts/runtime-versions):
+# the ffi loaders' test and the contract suite on other runtimes.
+for_tests && scripts/setup-runtimes.sh
+
 # Debian packages: wrk measures where autocannon is the limit, nginx runs the
 # deploy/ topology (the axum-nginx tier and its test); the rest only the tests
 # use: zbarimg decodes QR codes, chromium runs node-server's page in

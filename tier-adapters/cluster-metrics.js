@@ -11,14 +11,29 @@ const TYPE = 'tier-adapters-metrics';
 // A worker that does not answer in this time fails the scrape (503): a sum
 // without it would read as counters going backwards.
 const COLLECT_TIMEOUT_MS = 2_000;
+// A collection answers every scrape that arrives while it runs and for this
+// long after: a client looping on /metrics costs the workers and the primary
+// at most one collection per this period, not one per request.
+const SHARED_FOR_MS = 250;
 
 /** In the primary: answers the workers' requests for the cluster's metrics. */
 function serveClusterMetrics(registry) {
   const collections = new Map(); // id -> { left: Set<worker id>, metrics: [], done }
   let nextId = 0;
+  let shared = null; // { text: Promise<string>, at } of the latest collection
+  const collectShared = () => {
+    if (!shared || performance.now() - shared.at > SHARED_FOR_MS) {
+      const text = collect();
+      shared = { text, at: Infinity };
+      // Shared from its start until SHARED_FOR_MS after its end; a failure is not kept.
+      const latest = () => shared?.text === text;
+      text.then(() => latest() && (shared.at = performance.now()), () => latest() && (shared = null));
+    }
+    return shared.text;
+  };
   cluster.on('message', (worker, message) => {
     if (message?.[TYPE] === 'all') {
-      collect().then(
+      collectShared().then(
         (text) => worker.isConnected() && worker.send({ [TYPE]: 'text', id: message.id, text }),
         (err) => worker.isConnected() && worker.send({ [TYPE]: 'text', id: message.id, error: err.message }),
       );
@@ -78,8 +93,14 @@ function clusterMetricsClient(registry) {
       asked.get(message.id)?.(message);
     }
   });
-  return () =>
-    new Promise((resolve, reject) => {
+  // Scrapes of this worker that arrive while one is asked share its answer.
+  let asking = null;
+  return () => {
+    asking ??= ask().finally(() => (asking = null));
+    return asking;
+  };
+  function ask() {
+    return new Promise((resolve, reject) => {
       const id = nextId++;
       const timer = setTimeout(() => settle({ error: 'the primary did not answer' }), 2 * COLLECT_TIMEOUT_MS);
       const settle = (message) => {
@@ -91,6 +112,7 @@ function clusterMetricsClient(registry) {
       asked.set(id, settle);
       process.send({ [TYPE]: 'all', id });
     });
+  }
 }
 
 module.exports = { serveClusterMetrics, clusterMetricsClient };

@@ -41,7 +41,7 @@ function answerClientError(err, socket) {
   // The parser fails again on every later chunk. Keep reading them: closing
   // with unread input sends a RST, which can erase our answer before the
   // client reads it (RFC 9112 section 9.6, nginx's lingering close).
-  if (answered.has(socket)) return;
+  if (answered.has(socket)) return release(err.rawPacket);
   if (err.code === 'ECONNRESET' || !socket.writable) return socket.destroy();
   let status = 400;
   let body = '';
@@ -54,6 +54,7 @@ function answerClientError(err, socket) {
   } else if (err.code === 'HPE_HEADERS_TIMEOUT' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     status = 408;
   }
+  release(err.rawPacket);
   const reason = { 400: 'Bad Request', 408: 'Request Timeout', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' }[status];
   // Like hyper's own answers to a request it cannot parse: no body, no type.
   const type = body ? 'Content-Type: text/plain; charset=utf-8\r\n' : '';
@@ -62,6 +63,18 @@ function answerClientError(err, socket) {
   // A client that never stops sending is cut off after the grace period.
   const linger = setTimeout(() => socket.destroy(), LINGER_MS).unref();
   socket.once('close', () => clearTimeout(linger));
+}
+
+/**
+ * Frees at once the copy Node makes of the read that failed to parse (up to
+ * 64 KiB, `rawPacket`), rather than when the garbage collector gets to it:
+ * a client opening connection after connection with an over-long head (a
+ * 1 MiB header, 10,000 small ones) made it hold some 70 MB of such copies.
+ * Detaching an ArrayBuffer drops its memory; only a copy of its own is.
+ */
+function release(raw) {
+  if (!raw?.buffer || raw.byteOffset !== 0 || raw.byteLength !== raw.buffer.byteLength) return;
+  if (typeof raw.buffer.transfer === 'function' && !raw.buffer.detached) raw.buffer.transfer(0);
 }
 
 /**

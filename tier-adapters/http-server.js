@@ -18,6 +18,10 @@ const LIMITS = {
   idleTimeoutMs: 10_000,
   // Open connections per process; the next one is answered 503 and closed.
   maxConnections: 4096,
+  // Open connections per client address (0: no limit but maxConnections);
+  // the next one is answered 503 and closed. An address is a client only
+  // when clients connect directly: behind a proxy every client is the proxy.
+  maxConnectionsPerClient: 0,
   // Refusals that may linger at once reading what their client still sends;
   // past it a refusal closes as soon as its answer is written, so that a
   // connection storm cannot take the descriptors the cap keeps in reserve.
@@ -31,7 +35,16 @@ const LIMITS = {
   // One more closes the connection after the answer in progress; the client
   // resends what it pipelined (RFC 9112 section 9.3.2).
   maxPipelined: 32,
+  // Header fields of a request kept; Node drops the rest (hyper's limit, 100,
+  // answers 431). Node makes a string of every field its parser reads, up to
+  // 16 KiB of head: 1,600 fields of 10 bytes each, kept until the head
+  // overflows, grew the heap by 35 MB under a client sending such heads.
+  maxHeadersCount: 100,
 };
+
+// What `parser.onIncoming` returns to make llhttp stop after this head
+// (on_headers_complete's "upgrade": HPE_PAUSED_UPGRADE; Node drops the rest of the read).
+const STOP_PARSING = 2;
 
 // How often a drain closes idle connections, and how long it spares a
 // pipelining one whose client has yet to read an answer.
@@ -45,8 +58,9 @@ const REFUSAL =
 
 /**
  * @param {(req: http.IncomingMessage, res: http.ServerResponse) => void} handler e.g. an express app
- * @param {Partial<typeof LIMITS> & { onRefused?: () => void, onPipelineOverflow?: () => void }} [options]
- *   onRefused: a connection was refused 503 past the cap.
+ * @param {Partial<typeof LIMITS> & { onRefused?: (reason: 'connection_cap' | 'client_cap') => void,
+ *   onPipelineOverflow?: () => void }} [options]
+ *   onRefused: a connection was refused 503 past the cap, or past its address's share.
  *   onPipelineOverflow: a connection pipelined past maxPipelined and is being closed.
  * @returns {{ server: http.Server, shutdown: () => Promise<void>, isPipelined: (req: http.IncomingMessage) => boolean,
  *   openConnections: () => number, acceptedSinceAsked: () => boolean }}
@@ -55,6 +69,7 @@ const REFUSAL =
 function createHttpServer(handler, options = {}) {
   const limits = { ...LIMITS, ...options };
   const connections = new Map(); // socket -> its state (onConnection)
+  const perClient = new Map(); // remote address -> its open connections (maxConnectionsPerClient)
   let lingering = 0;
   let draining = false;
   // A connection accepted since the event-loop tiers last asked: libuv takes
@@ -72,6 +87,7 @@ function createHttpServer(handler, options = {}) {
     },
     onRequest,
   );
+  server.maxHeadersCount = limits.maxHeadersCount;
   server.timeout = limits.idleTimeoutMs;
   server.keepAliveTimeout = limits.idleTimeoutMs;
   server.on('clientError', answerClientError);
@@ -80,7 +96,8 @@ function createHttpServer(handler, options = {}) {
 
   function onConnection(socket) {
     accepted = true;
-    if (connections.size >= limits.maxConnections) return refuse(socket);
+    if (connections.size >= limits.maxConnections) return refuse(socket, 'connection_cap');
+    if (!holdForClient(socket)) return refuse(socket, 'client_cap');
     const conn = { active: 0, queue: [], current: null, pipelining: false, closing: false, reading: false, blockedSince: 0 };
     connections.set(socket, conn);
     socket.once('close', () => {
@@ -90,11 +107,50 @@ function createHttpServer(handler, options = {}) {
     // Node resumes a socket it paused for its own write backpressure; while
     // requests of ours wait, it stays paused.
     socket.on('resume', () => (conn.queue.length || conn.closing) && pause(socket));
+    stopParsingWhenClosing(socket, conn);
+  }
+
+  /**
+   * Node's parser turns a whole read (up to 64 KiB, some 1,300 short
+   * requests) into request and response objects before any code of ours
+   * runs, and a pause only takes effect after it: a hundred connections
+   * writing 64 KiB each made 130,000 of them, 141-345 MB. The parser asks
+   * `onIncoming` what to do after each head; once the connection is closing
+   * (past maxPipelined) the answer is 2, "an upgrade, the rest is another
+   * protocol", and llhttp stops there: the rest of that read is dropped with
+   * the connection, as closeAfterCurrent drops the requests already made.
+   */
+  function stopParsingWhenClosing(socket, conn) {
+    const parser = socket.parser;
+    const onIncoming = parser?.onIncoming;
+    if (typeof onIncoming !== 'function') return;
+    parser.onIncoming = function boundedOnIncoming(req, keepAlive) {
+      if (conn.closing) return STOP_PARSING;
+      const next = onIncoming.call(this, req, keepAlive);
+      if (!conn.closing) return next;
+      pause(socket);
+      return STOP_PARSING;
+    };
+  }
+
+  /** Counts the connection against its address, unless that address has its share already. */
+  function holdForClient(socket) {
+    if (!limits.maxConnectionsPerClient) return true;
+    const address = socket.remoteAddress ?? '';
+    const open = perClient.get(address) ?? 0;
+    if (open >= limits.maxConnectionsPerClient) return false;
+    perClient.set(address, open + 1);
+    socket.once('close', () => {
+      const left = perClient.get(address) - 1;
+      if (left) perClient.set(address, left);
+      else perClient.delete(address);
+    });
+    return true;
   }
 
   /** 503 at once, then read (and drop) what the client still sends for a while. */
-  function refuse(socket) {
-    options.onRefused?.();
+  function refuse(socket, reason) {
+    options.onRefused?.(reason);
     socket.end(REFUSAL);
     if (lingering >= limits.lingeringRefusals) {
       socket.once('finish', () => socket.destroy());
@@ -181,7 +237,9 @@ function createHttpServer(handler, options = {}) {
     draining = true;
     // net.Server's close, not http.Server's: that one closes every idle
     // connection at once, a pipelining one with requests still unread too.
-    const closed = new Promise((resolve) => net.Server.prototype.close.call(server, resolve));
+    // Bun's http.Server is no net.Server: its own close, which leaves open connections as they are.
+    const stopListening = server instanceof net.Server ? net.Server.prototype.close : server.close;
+    const closed = new Promise((resolve) => stopListening.call(server, resolve));
     for (const conn of connections.values()) {
       const res = conn.current;
       if (res && !res.headersSent && conn.queue.length === 0 && !conn.pipelining) res.setHeader('Connection', 'close');

@@ -10,14 +10,19 @@ const { Limiter } = require('./bounded-limiter');
 const { TierError, serverBusy } = require('./errors');
 const { closedError } = require('./closing');
 
+// The longest answer read from the upstream unless the caller says otherwise.
+const MAX_BODY_BYTES = 16 << 20;
+
 /**
  * @param {{ url: string, path: (input: any) => string, name?: string, connections?: number, maxQueue?: number,
- *   timeoutMs?: number, keepAliveTimeoutMs?: number }} options
+ *   timeoutMs?: number, keepAliveTimeoutMs?: number, maxBodyBytes?: number }} options
  *   path: the request path for an input (`GET url + path(input)`).
  *   name: in the 502/504 texts: "<name> unavailable", "<name> timed out".
  *   timeoutMs: headers and body each; seconds mean the upstream is stuck.
  *   keepAliveTimeoutMs: below the upstream's idle timeout, so we never send on
  *   a connection it is closing.
+ *   maxBodyBytes: a longer answer is a failure (502), read no further
+ *   (default 16 MiB): an upstream gone wrong must not fill this process.
  */
 function createHttpUpstreamTier({
   url,
@@ -27,6 +32,7 @@ function createHttpUpstreamTier({
   maxQueue = 512,
   timeoutMs = 5_000,
   keepAliveTimeoutMs = 4_000,
+  maxBodyBytes = MAX_BODY_BYTES,
 }) {
   const limiter = new Limiter({ concurrency: connections, maxQueue });
   const pool = new Pool(url, {
@@ -55,18 +61,22 @@ function createHttpUpstreamTier({
         throw signal?.aborted ? again : upstreamError(name, again);
       }
     }
-    const { statusCode, body } = response;
-    // A Buffer over the ArrayBuffer undici filled: no second copy.
+    const { statusCode, headers, body } = response;
     let bytes;
     try {
-      bytes = Buffer.from(await body.arrayBuffer());
+      bytes = await readBounded(body, Number(headers['content-length'] ?? 0), maxBodyBytes);
     } catch (err) {
       throw signal?.aborted ? err : upstreamError(name, err);
     }
-    if (statusCode === 200) return bytes;
+    if (statusCode >= 200 && statusCode < 300) return bytes;
     if (statusCode === 503) throw serverBusy();
-    const status = statusCode < 500 ? statusCode : 500;
-    throw new TierError('UPSTREAM_ERROR', bytes.toString('utf8'), { status });
+    if (statusCode >= 400 && statusCode < 500) {
+      throw new TierError('UPSTREAM_ERROR', bytes.toString('utf8'), { status: statusCode });
+    }
+    // Other 5xx: a fixed text, not the upstream's. 1xx (but those undici
+    // handles) and 3xx: no answer of the contract, a failure too (502).
+    const status = statusCode >= 500 ? 500 : 502;
+    throw new TierError('UPSTREAM_ERROR', `${name} answered ${statusCode}`, { status });
   };
 
   return {
@@ -88,6 +98,33 @@ function createHttpUpstreamTier({
       await pool.close();
     },
   };
+}
+
+/** The body, or a failure once it passes `max` bytes (said in its header, or counted). */
+async function readBounded(body, announced, max) {
+  if (announced > max) {
+    body.destroy();
+    throw new BodyTooLargeError(announced, max);
+  }
+  const chunks = [];
+  let total = 0;
+  for await (const chunk of body) {
+    total += chunk.length;
+    if (total > max) {
+      body.destroy();
+      throw new BodyTooLargeError(total, max);
+    }
+    chunks.push(chunk);
+  }
+  // One chunk (the usual answer): no copy.
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
+}
+
+class BodyTooLargeError extends Error {
+  constructor(bytes, max) {
+    super(`an answer of ${bytes} bytes or more, past the limit of ${max}`);
+    this.code = 'UPSTREAM_BODY_TOO_LARGE';
+  }
 }
 
 function upstreamError(name, cause) {

@@ -49,6 +49,10 @@ export function createStdioPoolTier(
     pipelineDepth?: number;
     deadlineMs?: number;
     decodeError?: (status: number, payload: Buffer) => Error;
+    /** A header announcing a longer answer is junk: the worker is killed and replaced (default 16 MiB). */
+    maxAnswerBytes?: number;
+    /** Whether a whole frame is a real answer; one that is not kills and replaces the worker. */
+    checkAnswer?: (status: number, payload: Buffer) => boolean;
     log?: (line: string) => void;
     onRestart?: () => void;
   },
@@ -160,12 +164,16 @@ export interface HttpLimits {
   idleTimeoutMs: number;
   /** Open connections; the next one is answered 503 and closed. */
   maxConnections: number;
+  /** Open connections per client address (0: no limit but maxConnections); the next one is answered 503 and closed. */
+  maxConnectionsPerClient: number;
   /** Refusals that may linger reading what their client still sends. */
   lingeringRefusals: number;
   /** Requests of one connection worked on at once; pipelined ones past it wait unread. */
   pipelineDepth: number;
   /** Pipelined requests that may wait behind it; one more closes the connection after the answer in progress. */
   maxPipelined: number;
+  /** Header fields of a request kept; Node drops the rest. */
+  maxHeadersCount: number;
 }
 export const HTTP_LIMITS: Readonly<HttpLimits>;
 
@@ -183,7 +191,10 @@ export interface BoundedHttpServer {
 /** An HTTP server around `handler` (an express app, say) with every bound of HttpLimits and a drain; call `server.listen` yourself. */
 export function createHttpServer(
   handler: (req: IncomingMessage, res: ServerResponse) => void,
-  options?: Partial<HttpLimits> & { onRefused?: () => void; onPipelineOverflow?: () => void },
+  options?: Partial<HttpLimits> & {
+    onRefused?: (reason: 'connection_cap' | 'client_cap') => void;
+    onPipelineOverflow?: () => void;
+  },
 ): BoundedHttpServer;
 
 /** express middleware: 414 for a request target longer than MAX_REQUEST_TARGET_BYTES. */

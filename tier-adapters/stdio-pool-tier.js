@@ -19,6 +19,7 @@ const DEADLINE_MS = 2000;
 /**
  * @param {{ command: string, args?: string[], name?: string, size?: number, maxQueue?: number,
  *   pipelineDepth?: number, deadlineMs?: number, decodeError?: (status: number, payload: Buffer) => Error,
+ *   maxAnswerBytes?: number, checkAnswer?: (status: number, payload: Buffer) => boolean,
  *   log?: (line: string) => void, onRestart?: () => void }} options
  *   onRestart: a worker exited and another is being started in its place.
  */
@@ -31,6 +32,8 @@ function createStdioPoolTier({
   pipelineDepth = PIPELINE_DEPTH,
   deadlineMs = DEADLINE_MS,
   decodeError,
+  maxAnswerBytes,
+  checkAnswer,
   log = console.error,
   onRestart,
 }) {
@@ -38,7 +41,7 @@ function createStdioPoolTier({
   let closed = false;
 
   const spawnWorker = (slot, backoff) => {
-    const worker = new StdioWorker({ command, args, name, deadlineMs, decodeError });
+    const worker = new StdioWorker({ command, args, name, deadlineMs, decodeError, maxAnswerBytes, checkAnswer });
     const started = Date.now();
     worker.on('exit', (reason) => {
       if (closed) return;
@@ -57,7 +60,7 @@ function createStdioPoolTier({
     // Least in-flight first: a slow call does not queue others behind it.
     let best;
     for (const worker of workers) {
-      if (worker.exited) continue;
+      if (worker.exited || worker.junk) continue;
       if (!best || worker.inFlight < best.inFlight) best = worker;
     }
     return (best ?? workers[0]).call(input);

@@ -10,6 +10,12 @@ const { spawnOwned } = require('./children');
 const { TierError } = require('./errors');
 
 const HEADER_BYTES = 5;
+// The longest answer a worker may send unless the tier says otherwise. A
+// length past the tier's bound is no answer but bytes out of step (a debug
+// line read as a header: "debu" is a length of 1.7 GB).
+const MAX_ANSWER_BYTES = 16 << 20;
+// How much of the junk the worker's exit reason quotes.
+const JUNK_QUOTED_BYTES = 32;
 
 /** Default for a non-zero status: the payload is the message. */
 const workerError = (status, payload) => new TierError('WORKER_ERROR', payload.toString('utf8'), { status: 500 });
@@ -17,13 +23,24 @@ const workerError = (status, payload) => new TierError('WORKER_ERROR', payload.t
 class StdioWorker extends EventEmitter {
   /**
    * @param {{ command: string, args?: string[], name?: string, deadlineMs: number,
-   *   decodeError?: (status: number, payload: Buffer) => Error }} options
+   *   decodeError?: (status: number, payload: Buffer) => Error, maxAnswerBytes?: number,
+   *   checkAnswer?: (status: number, payload: Buffer) => boolean }} options
+   *   maxAnswerBytes: a longer answer's header is junk (default 16 MiB).
+   *   checkAnswer: whether a whole frame is a real answer (a known status, a
+   *   payload of the expected form); anything else is junk. The frame itself
+   *   carries no check: a few stray bytes can look like a header, and only
+   *   this tells their "answer" from a real one.
    */
-  constructor({ command, args = [], name = command, deadlineMs, decodeError = workerError }) {
+  constructor({
+    command, args = [], name = command, deadlineMs, decodeError = workerError,
+    maxAnswerBytes = MAX_ANSWER_BYTES, checkAnswer = () => true,
+  }) {
     super();
     this.name = name;
     this.deadlineMs = deadlineMs;
     this.decodeError = decodeError;
+    this.maxAnswerBytes = maxAnswerBytes;
+    this.checkAnswer = checkAnswer;
     this.pending = []; // { resolve, reject, sentAt }, answered in request order
     this.chunks = [];
     this.buffered = 0;
@@ -44,7 +61,7 @@ class StdioWorker extends EventEmitter {
 
   /** @param {string | Uint8Array} input @returns {Promise<Buffer>} */
   call(input) {
-    if (this.exited) return Promise.reject(new TierError('CHILD_FAILED', `${this.name} worker is gone`));
+    if (this.exited || this.junk) return Promise.reject(new TierError('CHILD_FAILED', `${this.name} worker is gone`));
     const len = typeof input === 'string' ? Buffer.byteLength(input, 'utf8') : input.byteLength;
     const frame = Buffer.allocUnsafe(4 + len);
     frame.writeUInt32BE(len, 0);
@@ -67,26 +84,45 @@ class StdioWorker extends EventEmitter {
   }
 
   onData(chunk) {
+    if (this.junk) return; // being killed: nothing more is read as an answer
+    // Bytes with no request waiting are no answer (a port printing to
+    // stdout); kept, they would be read as the next call's header.
+    if (!this.pending.length) return this.outOfStep('wrote bytes while no request was waiting', chunk);
     this.chunks.push(chunk);
     this.buffered += chunk.length;
     for (;;) {
       if (this.buffered < HEADER_BYTES) return;
       const head = this.chunks[0].length >= HEADER_BYTES ? this.chunks[0] : this.flatten();
-      const frameBytes = HEADER_BYTES + head.readUInt32BE(1);
+      const length = head.readUInt32BE(1);
+      if (length > this.maxAnswerBytes) return this.outOfStep(`sent a length of ${length} bytes`, head);
+      const frameBytes = HEADER_BYTES + length;
       if (this.buffered < frameBytes) return;
       const data = this.chunks.length === 1 ? this.chunks[0] : this.flatten();
       // subarray, not a copy: the payload stays in the chunk the pipe gave us.
       const payload = data.subarray(HEADER_BYTES, frameBytes);
+      if (!this.checkAnswer(data[0], payload)) return this.outOfStep('sent a frame that is no answer', data);
       const rest = data.subarray(frameBytes);
       this.chunks = rest.length ? [rest] : [];
       this.buffered = rest.length;
       const request = this.pending.shift();
       // An answer nobody asked for: the stream is out of step, the worker unusable.
-      if (!request) return this.kill('SIGKILL', 'answered a request it was not sent');
+      if (!request) return this.outOfStep('answered a request it was not sent', rest);
       this.armDeadline();
       if (data[0] === 0) request.resolve(payload);
       else request.reject(this.decodeError(data[0], payload));
     }
+  }
+
+  /**
+   * Its stdout no longer holds frames in step: its unanswered calls fail and
+   * it is killed (the pool replaces it), the reason quoting what it wrote.
+   */
+  outOfStep(what, bytes) {
+    this.junk = true;
+    this.chunks = [];
+    this.buffered = 0;
+    const quoted = JSON.stringify(bytes.subarray(0, JUNK_QUOTED_BYTES).toString('latin1'));
+    this.kill('SIGKILL', `${what} (stdout is for answer frames only; it began ${quoted})`);
   }
 
   flatten() {
@@ -121,4 +157,4 @@ class StdioWorker extends EventEmitter {
   }
 }
 
-module.exports = { StdioWorker };
+module.exports = { StdioWorker, MAX_ANSWER_BYTES };

@@ -95,7 +95,7 @@ function createMetrics({ record = true } = {}) {
       res.startedAt = performance.now();
       res.on('finish', answered);
     },
-    /** @param {'connection_cap' | 'queue_full'} reason */
+    /** @param {'connection_cap' | 'client_cap' | 'queue_full'} reason */
     refused(reason) {
       refusals.inc({ reason });
     },

@@ -3,9 +3,39 @@
 // Tier 1: a fixed pool of long-lived `qr_cli --serve` workers; the framed
 // protocol is qr_cli/src/serve.rs (a non-zero status is qr_lib::QrError::number).
 const os = require('node:os');
+const { isUtf8 } = require('node:buffer');
 const { createStdioPoolTier } = require('tier-adapters');
 const { binaryPath } = require('../lib/binaries');
-const { coreError } = require('../lib/errors');
+const { coreError, CORE_ERROR_CODES } = require('../lib/errors');
+
+// The largest PNG the core can make, bounded: the widest symbol (version 25,
+// 117 modules, 125 with the quiet zone) at the smallest module size giving
+// 200 px is under 325 px a side; its 1-bit rows with their filter bytes are
+// at most 42 bytes, 13,650 in all, stored uncompressed at worst, plus under
+// 200 bytes of zlib and PNG framing (qr_lib/src/limits.rs, png/). Measured
+// PNGs are at most 1.6 KB. A longer answer is no answer.
+const MAX_PNG_BYTES = 16 << 10;
+// An error frame carries the core's message, a line of text.
+const MAX_ERROR_MESSAGE_BYTES = 1024;
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+// The IEND chunk every PNG ends with: length 0, type, its CRC.
+const PNG_END = Buffer.from([0, 0, 0, 0, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82]);
+
+/**
+ * Whether a frame from `qr_cli --serve` is an answer: a PNG from its
+ * signature to its end chunk, or a known error number with a short UTF-8
+ * message. Bytes a port printed to stdout are neither; stdio-worker.js
+ * kills and replaces a worker that sends them, failing its calls (500),
+ * rather than hand them to a request.
+ */
+function isAnswer(status, payload) {
+  if (status === 0) {
+    return payload.length > PNG_SIGNATURE.length + PNG_END.length &&
+      payload.subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE) &&
+      payload.subarray(payload.length - PNG_END.length).equals(PNG_END);
+  }
+  return status <= CORE_ERROR_CODES.length && payload.length <= MAX_ERROR_MESSAGE_BYTES && isUtf8(payload);
+}
 
 async function createTier({ maxQueue, onRestart, log, poolSize = os.availableParallelism() } = {}) {
   return createStdioPoolTier({
@@ -17,7 +47,9 @@ async function createTier({ maxQueue, onRestart, log, poolSize = os.availablePar
     onRestart: () => onRestart?.('child'),
     log: log?.warn,
     decodeError: (status, payload) => coreError(status, payload.toString('utf8')),
+    maxAnswerBytes: MAX_PNG_BYTES,
+    checkAnswer: isAnswer,
   });
 }
 
-module.exports = { createTier };
+module.exports = { createTier, isAnswer, MAX_PNG_BYTES };

@@ -14,6 +14,11 @@ const TIERS = [
   { name: 'wasm', level: 2, runs: 'wasm-bindgen module built by wasm-pack', rust: true, load: () => require('./wasm') },
   { name: 'wasm-raw', level: 2, runs: 'the same core behind a hand-written Wasm ABI', rust: true, load: () => require('./wasm-raw') },
   { name: 'napi', level: 3, runs: 'napi-rs addon, called on the event loop', rust: true, load: () => require('./napi') },
+  // node:ffi exists from Node 26 on: `needs` names what a runtime must have to serve the tier.
+  {
+    name: 'ffi', level: 3, runs: 'the core behind a plain C ABI (`qr_ffi`), called through `node:ffi`', rust: true,
+    needs: 'node:ffi', load: () => require('./ffi'),
+  },
   { name: 'napi-async', level: 3, runs: "napi-rs `AsyncTask` on libuv's thread pool", rust: true, load: () => require('./napi-async') },
   { name: 'axum-proxy', level: 4, runs: 'express forwards `/qrcode` to the axum server', rust: true, load: () => require('./axum-proxy') },
   { name: 'axum-rpc', level: 4, runs: 'express calls the axum server over a Unix socket, many calls per connection', rust: true, load: () => require('./axum-rpc') },

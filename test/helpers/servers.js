@@ -4,6 +4,7 @@
 const path = require('node:path');
 const launch = require('../../bench/lib/launch');
 const { loadConfig } = require('../../bench/lib/tier-config');
+const { serverLaunchOptions } = require('./runtimes');
 
 const ROOT = path.resolve(__dirname, '../..');
 const QR_CONFIG = path.join(ROOT, 'bench/config/qr.js');
@@ -13,6 +14,7 @@ module.exports = {
   ROOT,
   QR_CONFIG,
   startServer: launch.startServer,
-  startTier: (tier, options = {}) => launch.startTier(tier, { config: qr(), ...options }),
-  tierCommand: (tier, options = {}) => launch.tierCommand(tier, { config: qr(), ...options }),
+  // On Bun or Deno where QR_TEST_RUNTIME says so (test/helpers/runtimes.js).
+  startTier: (tier, options = {}) => launch.startTier(tier, { config: qr(), ...serverLaunchOptions(), ...options }),
+  tierCommand: (tier, options = {}) => launch.tierCommand(tier, { config: qr(), ...serverLaunchOptions(), ...options }),
 };

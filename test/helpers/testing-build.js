@@ -15,6 +15,7 @@ const TESTING_ENV = {
   QR_SERVER_BIN: path.join(DIR, 'release/qr_server'),
   QR_WASM_DIR: path.join(DIR, 'wasm'),
   NAPI_RS_NATIVE_LIBRARY_PATH: NAPI_NODE,
+  QR_FFI_LIB: path.join(DIR, 'release/libqr_ffi.so'),
   RUST_BACKTRACE: '0',
 };
 

@@ -1,10 +1,16 @@
 'use strict';
 
-// Every tier the shared suite runs against, from the one list (node-server/tiers).
+// Every tier the shared suite runs against, from the one list (node-server/tiers),
+// but those the servers' runtime cannot serve (ffi before Node 26, and on Bun
+// and Deno, test/helpers/runtimes.js): SKIPPED says why.
 const { TIERS: ALL } = require('../../node-server/tiers');
+const { unsupportedReason } = require('./runtimes');
 
-const TIERS = ALL.map((t) => t.name);
+const runs = (t) => !unsupportedReason(t);
+const TIERS = ALL.filter(runs).map((t) => t.name);
 // Tiers that run qr_lib: they must return byte-identical PNGs.
-const RUST_TIERS = ALL.filter((t) => t.rust).map((t) => t.name);
+const RUST_TIERS = ALL.filter((t) => t.rust && runs(t)).map((t) => t.name);
+/** [tier, reason] for each tier left out here. */
+const SKIPPED = ALL.filter((t) => !runs(t)).map((t) => [t.name, unsupportedReason(t)]);
 
-module.exports = { TIERS, RUST_TIERS };
+module.exports = { TIERS, RUST_TIERS, SKIPPED };

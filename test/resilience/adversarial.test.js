@@ -24,6 +24,8 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const MB = 1e6;
 // The issue's bounds: memory over idle, and a second client's wait.
 const MAX_GROWTH_BYTES = 100 * MB;
+// Heads that fail to parse leave nothing to keep: a tighter bound.
+const MAX_BOMB_GROWTH_BYTES = 50 * MB;
 const VICTIM_P50_MS = 100;
 // The machine is shared and noisy: the worst single wait gets slack.
 const VICTIM_MAX_MS = 1000;
@@ -31,8 +33,9 @@ const VICTIM_MAX_MS = 1000;
 const IDLE_TIMEOUT_MS = 10_000;
 // `make test-node-lines` runs the attacks on the other supported Node lines
 // with ADVERSARIAL_QUICK set: every tier single-process, without the cluster
-// cases, the slow-client timeouts, the 64 KiB read-ahead, the open-file limit
-// and supervision, which are the pinned line's.
+// cases, the slow-client timeouts, the open-file limit and supervision, which
+// are the pinned line's, and header bombs on one tier (the HTTP layer is the
+// same for all).
 const QUICK = Boolean(process.env.ADVERSARIAL_QUICK);
 const PINNED_LINE_ONLY = QUICK && 'ADVERSARIAL_QUICK: the pinned Node line runs this';
 
@@ -210,23 +213,18 @@ describe('pipelining past the requests a connection may have waiting', () => {
     });
   }
 
-  // A read's worth each (64 KiB, 1,000 requests): node-server drops what the
-  // parser made of it with the connection instead of keeping it until the
-  // answers are read (before the bound: held 10 s, the idle timeout).
-  for (const tier of TIERS.filter((t) => t !== 'axum')) {
-    it(`tier ${tier}: a hundred connections sending 64 KiB of requests each are closed, another client served`, { skip: PINNED_LINE_ONLY }, async () => {
-      const { closed, seen } = await readAheadAttack(tier);
-      assert.ok(closed, 'the attackers closed within 5 s');
+  // A read's worth each (64 KiB, 1,300 requests): node-server stops its
+  // parser at the first request past maxPipelined and drops the rest of the
+  // read with the connection (tier-adapters/http-server.js,
+  // stopParsingWhenClosing). Before, Node's parser made objects of every
+  // request of the read first: 141-345 MB, another client waiting up to 2.5 s.
+  // Every line: the parser is Node's own.
+  for (const tier of TIERS) {
+    const name = `tier ${tier}: a hundred connections sending 64 KiB of requests each: bounded memory, another served`;
+    it(name, async () => {
+      const { closed, growth, seen } = await readAheadAttack(tier);
+      if (tier !== 'axum') assert.ok(closed, 'the attackers closed within 5 s');
       assert.deepEqual(new Set(seen.statuses), new Set([200]), `victim statuses ${seen.statuses}`);
-    });
-  }
-  // The issue's bounds under that attack. qr_server (hyper) parses one request
-  // at a time and holds them. node-server cannot: Node parses the whole read
-  // of each connection before anything of ours runs.
-  for (const tier of ['napi', 'axum']) {
-    const todo = tier !== 'axum' && "Node's HTTP parser makes objects of a whole 64 KiB read at once (issue 30, open)";
-    it(`tier ${tier}: under 64 KiB read-ahead on a hundred connections, bounded memory and another client's waits`, { todo, skip: PINNED_LINE_ONLY }, async () => {
-      const { growth, seen } = await readAheadAttack(tier);
       assert.ok(growth < MAX_GROWTH_BYTES, `grew ${(growth / MB).toFixed(1)} MB`);
       assert.ok(seen.p50 < VICTIM_P50_MS, `victim p50 ${seen.p50} ms`);
       assert.ok(seen.max < VICTIM_MAX_MS, `victim max ${seen.max} ms`);
@@ -268,6 +266,63 @@ async function readAheadAttack(tier) {
     assert.equal(await server.stop(), 0);
   }
 }
+
+// Heads too big to parse: node-server answers 431 once its parser passes
+// 16 KiB of head, hyper past 100 fields or ~400 KiB. Each bomb's client
+// reads its answer and hangs up; ten at a time, each replaced at once.
+describe('header bombs, ten connections at a time', () => {
+  const BOMBS = {
+    '10,000 small headers':
+      `GET /healthz HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 10_000 }, (_, i) => `X-${i}: y\r\n`).join('')}\r\n`,
+    'one 1 MiB header': `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(1 << 20)}\r\n\r\n`,
+  };
+  // Not yet run on the real servers (a benchmark held the machine): against a
+  // bare createHttpServer, 46 MB for 1 MiB headers but 93 MB for the small
+  // ones, V8's young generation growing under 5,000 connections a second.
+  const todo = 'the 50 MB bound not yet measured on the tiers';
+  for (const tier of QUICK ? ['napi'] : TIERS) {
+    it(`tier ${tier}: memory under ${MAX_BOMB_GROWTH_BYTES / MB} MB, another client served`, { todo }, async () => {
+      const server = await startTier(tier);
+      try {
+        await warmUp(server.url);
+        for (const [kind, bomb] of Object.entries(BOMBS)) {
+          await sleep(500);
+          const peak = rssPeak(server.child.pid);
+          const idle = sampleTree(server.child.pid).rss;
+          let running = true;
+          let sent = 0;
+          const statuses = new Set();
+          const launch = () => {
+            if (!running) return;
+            sent++;
+            const c = connect(server.url);
+            c.socket.write(bomb);
+            c.closed.then((answer) => {
+              const status = parseResponses(answer)[0]?.status;
+              if (status) statuses.add(status);
+              launch();
+            });
+          };
+          for (let i = 0; i < 10; i++) launch();
+          const client = victim(server.url);
+          await sleep(4000);
+          running = false;
+          const seen = await client.stop();
+          const growth = peak.stop() - idle;
+          const waits = `victim p50 ${seen.p50.toFixed(1)} ms, max ${seen.max.toFixed(1)} ms`;
+          console.log(`# header bombs, ${kind}, ${tier}: ${sent} sent, +${(growth / MB).toFixed(1)} MB, ${waits}`);
+          assert.ok(growth < MAX_BOMB_GROWTH_BYTES, `${kind}: grew ${(growth / MB).toFixed(1)} MB`);
+          assert.ok([...statuses].every((s) => s === 431), `${kind}: answered ${[...statuses]}`);
+          assert.deepEqual(new Set(seen.statuses), new Set([200]), `victim statuses ${seen.statuses}`);
+          assert.ok(seen.p50 < VICTIM_P50_MS, `victim p50 ${seen.p50} ms`);
+          assert.ok(seen.max < VICTIM_MAX_MS, `victim max ${seen.max} ms`);
+        }
+      } finally {
+        assert.equal(await server.stop(), 0);
+      }
+    });
+  }
+});
 
 describe('clients that hang up mid-request and mid-response', () => {
   for (const tier of TIERS) {
@@ -396,6 +451,40 @@ for (const tier of ['napi', 'axum']) {
     });
   });
 }
+
+// One address holding every place under the cap: with a share per client,
+// another address is still served. (On loopback, 127.0.0.2 is another client.)
+describe('one client opening the whole connection cap (node-server)', () => {
+  it('holds it to --max-connections-per-client and serves another client', async () => {
+    const server = await startTier('napi', { args: ['--max-connections', '20', '--max-connections-per-client', '10'] });
+    const { hostname, port } = new URL(server.url);
+    const from = (localAddress) => {
+      const socket = net.connect({ host: hostname, port: Number(port), localAddress });
+      const chunks = [];
+      socket.on('data', (c) => chunks.push(c));
+      socket.on('error', () => {});
+      const closed = new Promise((r) => socket.on('close', () => r(Buffer.concat(chunks))));
+      return { socket, closed, connected: new Promise((r) => socket.once('connect', r)) };
+    };
+    try {
+      const greedy = Array.from({ length: 20 }, () => from('127.0.0.1'));
+      await Promise.all(greedy.map((c) => c.connected));
+      await sleep(500);
+      const refused = greedy.filter((c) => c.socket.destroyed);
+      for (const c of refused) assert.equal(parseResponses(await c.closed)[0]?.status, 503);
+      assert.equal(refused.length, 10, 'the share of one address is 10');
+      const other = from('127.0.0.2');
+      await other.connected;
+      other.socket.write(`GET ${qrcodePath('another client')} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      const [answer] = parseResponses(await within(other.closed, 5000, 'the answer'));
+      assert.equal(answer?.status, 200);
+      assert.equal((await decodeQrPng(answer.body)).text, 'another client');
+      for (const c of greedy) c.socket.destroy();
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+  });
+});
 
 // A service started with the usual soft limit of 1024 open files (systemd's
 // default): the cap must be what the limit allows, and past it a 503.

@@ -200,7 +200,7 @@ describe('failures', { skip: PINNED_LINE_ONLY }, () => {
     assert.match(stderr.toString(), message);
   };
 
-  it('refuses to start without its binary, .node or .wasm file, naming it', () => {
+  it('refuses to start without its binary, .node, .wasm or .so file, or node:ffi, naming it', () => {
     const oneLine = (pattern) => new RegExp(`^node-server: ${pattern}[^\n]*\n$`);
     for (const tier of ['cli', 'cli-pool']) {
       refusesToStart(['--tier', tier], { QR_CLI_BIN: '/nonexistent/qr_cli' }, oneLine('qr_cli not found at /nonexistent/qr_cli'));
@@ -212,6 +212,10 @@ describe('failures', { skip: PINNED_LINE_ONLY }, () => {
     }
     refusesToStart(['--tier', 'wasm'], { QR_WASM_DIR: '/nonexistent' }, oneLine('/nonexistent/pkg/qr_wasm.js not found'));
     refusesToStart(['--tier', 'wasm-raw'], { QR_WASM_DIR: '/nonexistent' }, oneLine('/nonexistent/pkg-raw/qr_wasm_raw.wasm not found'));
+    refusesToStart(['--tier', 'ffi'], { QR_FFI_LIB: '/nonexistent/libqr_ffi.so' }, oneLine('qr_ffi library /nonexistent/libqr_ffi.so not found'));
+    // A Node without node:ffi (before 26, or with it switched off) names the module and what to run.
+    const noFfi = { NODE_OPTIONS: '--no-experimental-ffi' };
+    refusesToStart(['--tier', 'ffi'], noFfi, oneLine(`tier ffi needs node:ffi, which Node ${process.version} does not have`));
   });
 
   it('refuses an unknown tier and a port in use', async () => {

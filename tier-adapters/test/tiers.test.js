@@ -21,6 +21,9 @@ const node = (script) => ({ command: process.execPath, args: [path.join(FIXTURES
 const BUSY = { code: 'SERVER_BUSY', status: 503, message: 'server busy', headers: { 'Retry-After': '1' } };
 const CLOSED = { code: 'TIER_CLOSED', status: 503 };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const waitUntil = async (condition, ms = 5000) => {
+  for (const end = Date.now() + ms; !condition(); await sleep(20)) if (Date.now() > end) throw new Error('timed out');
+};
 const abortedSignal = () => {
   const abort = new AbortController();
   return { signal: abort.signal, abort: () => abort.abort() };
@@ -150,6 +153,57 @@ describe('createStdioPoolTier', () => {
     }
   });
 
+  // A port that prints to stdout (a debug line, a `println!`): the frames are
+  // out of step. Every call then fails (500) and the worker is replaced, the
+  // cause logged; no call is ever answered with those bytes.
+  it('kills and replaces a worker that writes junk to stdout, first or in the middle, never answering with it', async () => {
+    // What the tier knows of its answers: upper-cased text, never empty.
+    const checkAnswer = (status, payload) => status === 0 && payload.length > 0 && /^[^a-z]*$/.test(payload);
+    const logs = [];
+    const options = { ...node('framed-worker.js'), name: 'echo', size: 1, log: (l) => logs.push(l), checkAnswer };
+    const first = createStdioPoolTier(options);
+    // Junk first: a debug line printed at start.
+    process.env.JUNK_FIRST = 'debug: starting up';
+    const chatty = createStdioPoolTier(options);
+    delete process.env.JUNK_FIRST;
+    try {
+      await assert.rejects(chatty.run('hello'), { code: 'CHILD_FAILED' });
+      // Read before the call or after it was sent: either way junk.
+      const cause = /^echo worker \d+ (wrote bytes while no request was waiting|sent a length of \d+ bytes) /;
+      assert.match(logs[0], cause);
+      assert.match(logs[0], /"debug: starting up\\n"\); replacing it in \d+ ms$/);
+    } finally {
+      await chatty.close();
+    }
+    logs.length = 0;
+    try {
+      assert.equal(String(await first.run('one')), 'ONE');
+      // Junk in the middle: before an answer, a line ("debu" would be a 1.7 GB length) ...
+      const [said, behind] = await burst(first, ['say debug: in the middle', 'behind it']);
+      assert.equal(said.status, 'rejected');
+      assert.equal(behind.status, 'rejected');
+      assert.match(logs[0], /sent a length of \d+ bytes .*"debug: in the middle\\n/);
+      // ... one zero byte that reads as a header with status 0 and length 0 ...
+      const back = async (text) => {
+        for (let i = 0; i < 50; i++) {
+          const answer = await first.run(text).then(String, () => undefined);
+          if (answer !== undefined) return answer;
+          await sleep(50);
+        }
+      };
+      assert.equal(await back('again'), 'AGAIN');
+      await assert.rejects(first.run('nul'), { code: 'CHILD_FAILED' });
+      assert.match(logs[1], /sent a frame that is no answer/);
+      // ... and a line with no call waiting: killed at once, not kept.
+      assert.equal(await back('later surprise'), 'LATER SURPRISE');
+      await waitUntil(() => logs.length === 3);
+      assert.match(logs[2], /wrote bytes while no request was waiting .*"surprise\\n"/);
+      assert.equal(await back('served again'), 'SERVED AGAIN');
+    } finally {
+      await first.close();
+    }
+  });
+
   it('refuses past size * pipelineDepth + maxQueue', async () => {
     const tier = createStdioPoolTier({ ...node('framed-worker.js'), size: 1, pipelineDepth: 2, maxQueue: 1, deadlineMs: 60_000 });
     try {
@@ -210,6 +264,40 @@ describe('createHttpUpstreamTier', () => {
       const boom = await tier.run('boom').catch((e) => e);
       assert.equal(boom.status, 500);
       assert.notEqual(boom.expose, true);
+    } finally {
+      await tier.close();
+      await up.close();
+    }
+  });
+
+  it('fails on statuses outside 2xx, 4xx and 503, and on an answer past maxBodyBytes', async () => {
+    const MiB = 1 << 20;
+    const up = await upstream((req, res) => {
+      if (req.url === '/moved') return res.writeHead(302, { Location: '/elsewhere' }).end('go elsewhere');
+      if (req.url === '/created') return res.writeHead(201).end('made');
+      if (req.url === '/announced') return res.writeHead(200, { 'Content-Length': 2 * MiB }).end(Buffer.alloc(2 * MiB));
+      // Chunked, no length said: counted as it comes, and not read to its end.
+      res.writeHead(200);
+      let sent = 0;
+      const more = () => {
+        while (sent < 64 * MiB && res.write(Buffer.alloc(64 << 10))) sent += 64 << 10;
+        if (sent < 64 * MiB) res.once('drain', more);
+        else res.end();
+      };
+      res.on('close', () => (up.streamed = sent));
+      more();
+    });
+    const options = { url: up.url, path: (v) => `/${v}`, name: 'calc upstream', maxBodyBytes: MiB };
+    const tier = createHttpUpstreamTier(options);
+    try {
+      const moved = await tier.run('moved').catch((e) => e);
+      assert.equal(moved.status, 502);
+      assert.notEqual(moved.expose, true);
+      assert.equal(String(await tier.run('created')), 'made');
+      await assert.rejects(tier.run('announced'), { status: 502, message: 'calc upstream unavailable' });
+      await assert.rejects(tier.run('streamed'), { status: 502, message: 'calc upstream unavailable' });
+      await waitUntil(() => up.streamed !== undefined);
+      assert.ok(up.streamed < 16 * MiB, `read ${up.streamed} bytes`);
     } finally {
       await tier.close();
       await up.close();

@@ -1,0 +1,13 @@
+'use strict';
+
+// Tier 3: qr_ffi, the core behind a plain C ABI, called through node:ffi on
+// the event loop: the `napi` tier without napi-rs.
+const { createEventLoopTier } = require('tier-adapters');
+const { loadQrFfi } = require('../lib/qr-ffi');
+
+async function createTier({ maxQueue, deferTurn } = {}) {
+  const generateQrCode = loadQrFfi();
+  return createEventLoopTier((text) => generateQrCode(text), { maxQueue, deferTurn });
+}
+
+module.exports = { createTier };

@@ -1,0 +1,26 @@
+// qr_ffi loaded with Bun's bun:ffi: `generateQrCode(text)` gives the PNG as a
+// Buffer, or throws an Error whose `status` is the library's (1-4 the core's
+// QrError::number, 255 a caught panic) and whose message is the core's.
+import { dlopen, read, toBuffer } from 'bun:ffi';
+
+export function loadQrFfi(libraryPath) {
+  const { symbols } = dlopen(libraryPath, {
+    qr_generate: { args: ['ptr', 'u64', 'ptr', 'ptr'], returns: 'u32' },
+    qr_free: { args: ['ptr', 'u64'], returns: 'void' },
+  });
+  // The library writes the result's pointer and length here: two u64s, reused.
+  const out = new BigUint64Array(2);
+  const outPtr = out.subarray(0, 1);
+  const outLen = out.subarray(1);
+  return function generateQrCode(text) {
+    const bytes = Buffer.from(text, 'utf8');
+    const status = symbols.qr_generate(bytes.length ? bytes : null, bytes.length, outPtr, outLen);
+    const ptr = Number(out[0]);
+    const len = Number(out[1]);
+    // A copy: the library's buffer is freed at once.
+    const result = Buffer.from(toBuffer(ptr, 0, len));
+    symbols.qr_free(ptr, len);
+    if (status === 0) return result;
+    throw Object.assign(new Error(result.toString('utf8')), { status });
+  };
+}

@@ -1,0 +1,63 @@
+'use strict';
+
+// Bun and Deno as scripts/setup-runtimes.sh installs them (scripts/runtime-versions),
+// and the runtime the servers under test run on: QR_TEST_RUNTIME=bun or deno, else this Node.
+const fs = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '../..');
+const PINS = fs.readFileSync(path.join(ROOT, 'scripts/runtime-versions'), 'utf8').split('\n')
+  .filter((line) => line.trim() && !line.startsWith('#'))
+  .map((line) => line.trim().split(/\s+/));
+
+/** { name, version, bin, installed } for each pinned runtime. */
+const RUNTIMES = PINS.map(([name, , version]) => {
+  const bin = path.join(ROOT, 'target', name, version, 'bin', name);
+  return { name, version, bin, installed: fs.existsSync(bin) };
+});
+
+/** The arguments that run a script file: Deno needs `run` and its permissions. */
+function scriptArgs(runtime, script, ...args) {
+  return runtime.name === 'deno' ? ['run', '--allow-all', script, ...args] : [script, ...args];
+}
+
+// The tiers a runtime cannot serve, each with that runtime's own error
+// (docs/runtimes.md has the upstream issues).
+const UNSUPPORTED = {
+  bun: {
+    ffi: 'No such built-in module: node:ffi (bun:ffi loads qr_ffi: test/contract/ffi.test.js)',
+  },
+  deno: {
+    ffi: 'No such built-in module: node:ffi (Deno.dlopen loads qr_ffi: test/contract/ffi.test.js)',
+  },
+};
+
+function serverRuntime() {
+  const name = process.env.QR_TEST_RUNTIME;
+  if (!name || name === 'node') return null;
+  const runtime = RUNTIMES.find((r) => r.name === name);
+  if (!runtime) throw new Error(`QR_TEST_RUNTIME=${name}: one of node, ${RUNTIMES.map((r) => r.name).join(', ')}`);
+  if (!runtime.installed) throw new Error(`QR_TEST_RUNTIME=${name}: no ${runtime.bin}; run scripts/setup-runtimes.sh`);
+  return runtime;
+}
+
+/** Where the servers run on Bun or Deno: launch.js's `node` and `nodeArgs` for them. */
+function serverLaunchOptions() {
+  const runtime = serverRuntime();
+  if (!runtime) return {};
+  return { node: runtime.bin, nodeArgs: runtime.name === 'deno' ? ['run', '--allow-all'] : [] };
+}
+
+/** Why the servers' runtime cannot serve `tier`, or null. */
+function unsupportedReason(tier) {
+  const runtime = serverRuntime();
+  if (runtime) {
+    const reason = UNSUPPORTED[runtime.name][tier.name];
+    return reason && `${runtime.name} ${runtime.version}: ${reason}`;
+  }
+  // This Node: a tier's `needs` (node:ffi from Node 26 on).
+  const lacks = tier.needs && !require('node:module').isBuiltin(tier.needs);
+  return lacks ? `Node ${process.version} has no ${tier.needs}` : null;
+}
+
+module.exports = { RUNTIMES, scriptArgs, serverLaunchOptions, unsupportedReason, UNSUPPORTED };
