@@ -30,6 +30,9 @@ pub const CHAIN_MIN_BYTE_VALUES: usize = 9;
 /// path allocates nothing once a thread has encoded its largest image.
 pub struct Scratch {
     hashes: Vec<u64>,
+    /// For each scanline, 1 + the nearest earlier one whose hash falls in
+    /// the same bucket (0: none): the only rows `repeated_rows` compares.
+    earlier: Vec<u32>,
     pub tokens: Vec<Token>,
     /// The hash chains (see `Parser::index`), cleared only by the parse
     /// that uses them.
@@ -40,6 +43,7 @@ impl Default for Scratch {
     fn default() -> Self {
         Self {
             hashes: Vec::new(),
+            earlier: Vec::new(),
             tokens: Vec::new(),
             buckets: Box::new([0; 1 << HASH_BITS]),
         }
@@ -63,12 +67,19 @@ pub fn parse(image: &Image, scratch: &mut Scratch) {
 pub fn parse_lz77<const CHAIN: bool, const SKIP: bool>(image: &Image, scratch: &mut Scratch) {
     let Scratch {
         hashes,
+        earlier,
         tokens,
         buckets,
     } = scratch;
     let lines = &image.lines[..];
     hashes.clear();
     hashes.extend(lines.chunks_exact(image.stride).map(line_hash));
+    earlier.clear();
+    let mut newest = [0u32; 256];
+    earlier.extend(hashes.iter().enumerate().map(|(k, &h)| {
+        let bucket = &mut newest[(h >> 56) as usize];
+        std::mem::replace(bucket, k as u32 + 1)
+    }));
     tokens.clear();
     let buckets = &mut **buckets;
     if CHAIN {
@@ -82,6 +93,7 @@ pub fn parse_lz77<const CHAIN: bool, const SKIP: bool>(image: &Image, scratch: &
         block: image.stride * image.scale,
         up_len: image.stride * (image.scale - 1),
         hashes,
+        earlier,
         buckets,
         // Chains hold positions in `lines`: a probe loads its candidate's
         // bytes straight away. The candidate's row and column are needed
@@ -127,6 +139,7 @@ struct Parser<'a, const CHAIN: bool, const SKIP: bool> {
     up_len: usize,
     /// `line_hash` of each new scanline.
     hashes: &'a [u64],
+    earlier: &'a [u32],
     /// Each hash's chain, cut to its `MAX_PROBES` (2) newest links: the low
     /// half of a bucket is the newest, the high half the one before.
     buckets: &'a mut [u64; 1 << HASH_BITS],
@@ -158,18 +171,25 @@ impl<const CHAIN: bool, const SKIP: bool> Parser<'_, CHAIN, SKIP> {
     /// earlier run's first row, rows): one back-reference.
     fn repeated_rows(&self, k: usize) -> Option<(usize, usize)> {
         let oldest = k.saturating_sub(WINDOW / self.block);
-        (oldest..k)
-            .rev()
-            .filter(|&j| self.same(j, k))
-            .map(|j| {
-                let count = (1..self.rows - k)
+        let mut best: Option<(usize, usize)> = None;
+        // Newest first; a longer run wins, and among equals the nearest.
+        let mut link = self.earlier[k] as usize;
+        while link > oldest {
+            let j = link - 1;
+            link = self.earlier[j] as usize;
+            if !self.same(j, k) {
+                continue;
+            }
+            let count = 1
+                + (1..self.rows - k)
                     .take_while(|&t| self.same(j + t, k + t))
                     .count();
-                (j, count + 1)
-            })
-            .max_by_key(|&(j, count)| (count, j))
-            // Lines of one or two bytes at scale 1: too short for a match.
-            .filter(|&(_, count)| count * self.block >= MIN_MATCH)
+            if best.is_none_or(|(_, c)| count > c) {
+                best = Some((j, count));
+            }
+        }
+        // Lines of one or two bytes at scale 1: too short for a match.
+        best.filter(|&(_, count)| count * self.block >= MIN_MATCH)
     }
 
     /// The Up-filter rows after row `k`'s scanline: the previous module
