@@ -216,6 +216,28 @@ mod tests {
     }
 
     #[test]
+    fn both_key_widths_give_the_same_lengths() {
+        let mut rng = xorshift(0x5EC7);
+        for case in 0..2000 {
+            // Sparse, as the literal alphabet is: most symbols unused.
+            let mut freq = [0u32; 286];
+            for _ in 0..rng() % 40 {
+                freq[rng() as usize % 286] = 1 + rng() % [4, 1000, (1 << 23) - 1][case % 3];
+            }
+            let narrow = lengths_by_u32_keys(&freq);
+            assert_eq!(narrow, lengths_by_u64_keys(&freq), "case {case}");
+            assert_eq!(narrow, huffman_lengths(&freq), "case {case}");
+        }
+        // Past the u32 keys' range: the wide ones, the same shape.
+        let mut freq = [0u32; 30];
+        freq[3] = 1 << 24;
+        freq[7] = 1 << 24;
+        freq[9] = 1;
+        assert_eq!(huffman_lengths(&freq), lengths_by_u64_keys(&freq));
+        assert_eq!(huffman_lengths(&freq)[9], 2);
+    }
+
+    #[test]
     fn lengths_respect_the_limit() {
         // Fibonacci frequencies make the deepest possible Huffman tree.
         let mut freq = [0u32; 30];
