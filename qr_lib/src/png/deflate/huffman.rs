@@ -23,35 +23,68 @@ pub fn code_lengths<const N: usize>(freq: &[u32; N], max_len: u8) -> [u8; N] {
 }
 
 pub fn huffman_lengths<const N: usize>(freq: &[u32; N]) -> [u8; N] {
-    let mut lens = [0u8; N];
-    // (frequency, symbol) packed in one u64 sorts fastest; ties by symbol.
-    // Written for every symbol, kept for the used ones: no branch per symbol.
-    let mut keys = [0u64; N];
-    let mut n = 0;
-    for (symbol, &f) in freq.iter().enumerate() {
-        keys[n] = u64::from(f) << 16 | symbol as u64;
-        n += usize::from(f > 0);
+    // (frequency, symbol) packed in one word sorts fastest; ties by symbol.
+    // A u32 holds both when the frequencies are under 2^23 (they count a
+    // QR image's stream bytes: far fewer), with half the memory to clear.
+    const { assert!(N <= 1 << 9) };
+    if freq.iter().copied().max().unwrap_or(0) < 1 << 23 {
+        lengths_by_u32_keys(freq)
+    } else {
+        lengths_by_u64_keys(freq)
     }
-    let keys = &mut keys[..n];
-    match n {
-        0 => return lens,
-        1 => {
-            lens[(keys[0] & 0xFFFF) as usize] = 1;
-            return lens;
-        }
-        _ => {}
-    }
-    keys.sort_unstable();
-    let mut depths = [0u32; N];
-    for (d, &key) in depths.iter_mut().zip(keys.iter()) {
-        *d = (key >> 16) as u32;
-    }
-    minimum_redundancy(&mut depths[..n]);
-    for (&key, &depth) in keys.iter().zip(depths.iter()) {
-        lens[(key & 0xFFFF) as usize] = depth as u8;
-    }
-    lens
 }
+
+macro_rules! lengths_by_keys {
+    ($name:ident, $key:ty, $shift:expr) => {
+        fn $name<const N: usize>(freq: &[u32; N]) -> [u8; N] {
+            let mut lens = [0u8; N];
+            // Written for every symbol, kept for the used ones: no branch
+            // per symbol.
+            let mut keys = [0 as $key; N];
+            let mut n = 0;
+            let mut key = |symbol: usize, f: u32| {
+                keys[n] = <$key>::from(f) << $shift | symbol as $key;
+                n += usize::from(f > 0);
+            };
+            // Four unused symbols (most of the literal alphabet) at a time.
+            let mut fours = freq.chunks_exact(4);
+            for (c, four) in (&mut fours).enumerate() {
+                if four != [0; 4] {
+                    for (i, &f) in four.iter().enumerate() {
+                        key(4 * c + i, f);
+                    }
+                }
+            }
+            let tail = N - fours.remainder().len();
+            for (i, &f) in fours.remainder().iter().enumerate() {
+                key(tail + i, f);
+            }
+            let keys = &mut keys[..n];
+            let symbol = |key: $key| (key & ((1 << $shift) - 1)) as usize;
+            match n {
+                0 => return lens,
+                1 => {
+                    lens[symbol(keys[0])] = 1;
+                    return lens;
+                }
+                _ => {}
+            }
+            keys.sort_unstable();
+            let mut depths = [0u32; N];
+            for (d, &key) in depths.iter_mut().zip(keys.iter()) {
+                *d = (key >> $shift) as u32;
+            }
+            minimum_redundancy(&mut depths[..n]);
+            for (&key, &depth) in keys.iter().zip(depths.iter()) {
+                lens[symbol(key)] = depth as u8;
+            }
+            lens
+        }
+    };
+}
+
+lengths_by_keys!(lengths_by_u32_keys, u32, 9);
+lengths_by_keys!(lengths_by_u64_keys, u64, 16);
 
 /// Moffat and Katajainen's in-place Huffman code lengths: `a` holds
 /// ascending weights (at least two) and gets each one's code length, in
@@ -180,6 +213,28 @@ mod tests {
             assert!((kraft - 1.0).abs() < 1e-12, "case {case}: {lens:?}");
             assert!(lens.windows(2).all(|w| w[0] >= w[1]), "case {case}");
         }
+    }
+
+    #[test]
+    fn both_key_widths_give_the_same_lengths() {
+        let mut rng = xorshift(0x5EC7);
+        for case in 0..2000 {
+            // Sparse, as the literal alphabet is: most symbols unused.
+            let mut freq = [0u32; 286];
+            for _ in 0..rng() % 40 {
+                freq[rng() as usize % 286] = 1 + rng() % [4, 1000, (1 << 23) - 1][case % 3];
+            }
+            let narrow = lengths_by_u32_keys(&freq);
+            assert_eq!(narrow, lengths_by_u64_keys(&freq), "case {case}");
+            assert_eq!(narrow, huffman_lengths(&freq), "case {case}");
+        }
+        // Past the u32 keys' range: the wide ones, the same shape.
+        let mut freq = [0u32; 30];
+        freq[3] = 1 << 24;
+        freq[7] = 1 << 24;
+        freq[9] = 1;
+        assert_eq!(huffman_lengths(&freq), lengths_by_u64_keys(&freq));
+        assert_eq!(huffman_lengths(&freq)[9], 2);
     }
 
     #[test]

@@ -30,6 +30,9 @@ pub const CHAIN_MIN_BYTE_VALUES: usize = 9;
 /// path allocates nothing once a thread has encoded its largest image.
 pub struct Scratch {
     hashes: Vec<u64>,
+    /// For each scanline, 1 + the nearest earlier one whose hash falls in
+    /// the same bucket (0: none): the only rows `repeated_rows` compares.
+    earlier: Vec<u32>,
     pub tokens: Vec<Token>,
     /// The hash chains (see `Parser::index`), cleared only by the parse
     /// that uses them.
@@ -40,6 +43,7 @@ impl Default for Scratch {
     fn default() -> Self {
         Self {
             hashes: Vec::new(),
+            earlier: Vec::new(),
             tokens: Vec::new(),
             buckets: Box::new([0; 1 << HASH_BITS]),
         }
@@ -61,35 +65,20 @@ pub fn parse(image: &Image, scratch: &mut Scratch) {
 /// without a search; without, every position is searched (the slow twin
 /// the tests hold it to).
 pub fn parse_lz77<const CHAIN: bool, const SKIP: bool>(image: &Image, scratch: &mut Scratch) {
-    let Scratch {
-        hashes,
-        tokens,
-        buckets,
-    } = scratch;
-    let lines = &image.lines[..];
+    Parser::<CHAIN, SKIP>::new(image, scratch).run();
+}
+
+/// Each line's hash, and the line's nearest earlier one in the same one
+/// of 256 buckets, as `Scratch::earlier` holds it.
+fn hash_lines(image: &Image, hashes: &mut Vec<u64>, earlier: &mut Vec<u32>) {
     hashes.clear();
-    hashes.extend(lines.chunks_exact(image.stride).map(line_hash));
-    tokens.clear();
-    let buckets = &mut **buckets;
-    if CHAIN {
-        buckets.fill(0);
-    }
-    Parser::<CHAIN, SKIP> {
-        lines,
-        stride: image.stride,
-        scale: image.scale,
-        rows: lines.len() / image.stride,
-        block: image.stride * image.scale,
-        up_len: image.stride * (image.scale - 1),
-        hashes,
-        buckets,
-        // Chains hold positions in `lines`: a probe loads its candidate's
-        // bytes straight away. The candidate's row and column are needed
-        // only when those bytes agree.
-        row_and_column: RowAndColumn::new(image.stride, lines.len()),
-        tokens: TokenWriter::new(tokens),
-    }
-    .run();
+    hashes.extend(image.lines.chunks_exact(image.stride).map(line_hash));
+    earlier.clear();
+    let mut newest = [0u32; 256];
+    earlier.extend(hashes.iter().enumerate().map(|(k, &h)| {
+        let bucket = &mut newest[(h >> 56) as usize];
+        std::mem::replace(bucket, k as u32 + 1)
+    }));
 }
 
 /// The hash of the `MIN_USEFUL` (4) bytes of `word`.
@@ -127,11 +116,46 @@ struct Parser<'a, const CHAIN: bool, const SKIP: bool> {
     up_len: usize,
     /// `line_hash` of each new scanline.
     hashes: &'a [u64],
+    earlier: &'a [u32],
     /// Each hash's chain, cut to its `MAX_PROBES` (2) newest links: the low
     /// half of a bucket is the newest, the high half the one before.
     buckets: &'a mut [u64; 1 << HASH_BITS],
     row_and_column: RowAndColumn,
     tokens: TokenWriter<'a>,
+}
+
+impl<'a, const CHAIN: bool, const SKIP: bool> Parser<'a, CHAIN, SKIP> {
+    fn new(image: &'a Image, scratch: &'a mut Scratch) -> Self {
+        let Scratch {
+            hashes,
+            earlier,
+            tokens,
+            buckets,
+        } = scratch;
+        let lines = &image.lines[..];
+        hash_lines(image, hashes, earlier);
+        tokens.clear();
+        let buckets = &mut **buckets;
+        if CHAIN {
+            buckets.fill(0);
+        }
+        Self {
+            lines,
+            stride: image.stride,
+            scale: image.scale,
+            rows: lines.len() / image.stride,
+            block: image.stride * image.scale,
+            up_len: image.stride * (image.scale - 1),
+            hashes,
+            earlier,
+            buckets,
+            // Chains hold positions in `lines`: a probe loads its candidate's
+            // bytes straight away. The candidate's row and column are needed
+            // only when those bytes agree.
+            row_and_column: RowAndColumn::new(image.stride, lines.len()),
+            tokens: TokenWriter::new(tokens),
+        }
+    }
 }
 
 impl<const CHAIN: bool, const SKIP: bool> Parser<'_, CHAIN, SKIP> {
@@ -158,18 +182,25 @@ impl<const CHAIN: bool, const SKIP: bool> Parser<'_, CHAIN, SKIP> {
     /// earlier run's first row, rows): one back-reference.
     fn repeated_rows(&self, k: usize) -> Option<(usize, usize)> {
         let oldest = k.saturating_sub(WINDOW / self.block);
-        (oldest..k)
-            .rev()
-            .filter(|&j| self.same(j, k))
-            .map(|j| {
-                let count = (1..self.rows - k)
+        let mut best: Option<(usize, usize)> = None;
+        // Newest first; a longer run wins, and among equals the nearest.
+        let mut link = self.earlier[k] as usize;
+        while link > oldest {
+            let j = link - 1;
+            link = self.earlier[j] as usize;
+            if !self.same(j, k) {
+                continue;
+            }
+            let count = 1
+                + (1..self.rows - k)
                     .take_while(|&t| self.same(j + t, k + t))
                     .count();
-                (j, count + 1)
-            })
-            .max_by_key(|&(j, count)| (count, j))
-            // Lines of one or two bytes at scale 1: too short for a match.
-            .filter(|&(_, count)| count * self.block >= MIN_MATCH)
+            if best.is_none_or(|(_, c)| count > c) {
+                best = Some((j, count));
+            }
+        }
+        // Lines of one or two bytes at scale 1: too short for a match.
+        best.filter(|&(_, count)| count * self.block >= MIN_MATCH)
     }
 
     /// The Up-filter rows after row `k`'s scanline: the previous module
@@ -371,5 +402,53 @@ impl<const CHAIN: bool, const SKIP: bool> Parser<'_, CHAIN, SKIP> {
             }
         }
         best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::xorshift;
+
+    #[test]
+    fn repeated_rows_finds_the_longest_nearest_run_of_a_full_scan() {
+        let mut rng = xorshift(0x4E57);
+        for case in 0..400 {
+            let (stride, scale) = (2 + rng() as usize % 40, 1 + rng() as usize % 9);
+            let rows = 1 + rng() as usize % 80;
+            // A few distinct lines, so rows repeat, in runs and alone.
+            let palette: Vec<Vec<u8>> = (0..1 + rng() % 5)
+                .map(|_| (0..stride).map(|_| rng() as u8 & 3).collect())
+                .collect();
+            let lines: Vec<u8> = (0..rows)
+                .flat_map(|_| palette[rng() as usize % palette.len()].clone())
+                .collect();
+            let image = Image {
+                size: 8 * (stride - 1),
+                scale,
+                stride,
+                lines,
+                byte_values: 4,
+            };
+            let mut scratch = Scratch::default();
+            let parser = Parser::<false, true>::new(&image, &mut scratch);
+            let line = |k: usize| &image.lines[k * stride..][..stride];
+            for k in 0..rows {
+                // Every earlier row in the window, nearest first: the
+                // longest run of equal rows, the nearest among equals.
+                let oldest = k.saturating_sub(WINDOW / (stride * scale));
+                let mut expected: Option<(usize, usize)> = None;
+                for j in (oldest..k).rev() {
+                    let count = (0..rows - k)
+                        .take_while(|&t| line(j + t) == line(k + t))
+                        .count();
+                    if count > 0 && expected.is_none_or(|(_, c)| count > c) {
+                        expected = Some((j, count));
+                    }
+                }
+                let expected = expected.filter(|&(_, c)| c * stride * scale >= MIN_MATCH);
+                assert_eq!(parser.repeated_rows(k), expected, "case {case}, row {k}");
+            }
+        }
     }
 }
