@@ -3,7 +3,7 @@
 // What the access log costs (docs/operations.md, "Logs"): each server with a
 // JSON line per request (--access-log) and without, under the same load in
 // the same rounds; the report's "Pairs" gives with over without:
-//   node bench/run.js --config bench/config/access-log.js --no-curves --workers 1 --out bench/results/access-log
+//   node bench/run.js --config bench/config/access-log.js --rounds 5 --out bench/results/access-log
 // The lines go to the benchmark's pipe, which reads them, as a log shipper would.
 const qr = require('./qr');
 const { variant } = require('../lib/variant');

@@ -3,7 +3,7 @@
 // What recording metrics costs (docs/operations.md, "Metrics"): each server
 // with its Prometheus metrics on (the default) and off (--no-metrics), under
 // the same load in the same rounds; the report's "Pairs" gives on over off:
-//   node bench/run.js --config bench/config/metrics.js --no-curves --workers 1 --out bench/results/metrics
+//   node bench/run.js --config bench/config/metrics.js --rounds 9 --out bench/results/metrics
 // `napi` is node-server's cheapest tier per request, where the same recording
 // weighs the most.
 const qr = require('./qr');
