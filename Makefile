@@ -84,7 +84,7 @@ soak: build-bench
 	node bench/soak.js --duration 10m $(BENCH_ARGS)
 
 ## Build everything and run every test.
-test: build build-testing package lint test-rust fuzz test-node test-node-lines
+test: build build-testing package lint test-rust fuzz test-node test-runtimes test-node-lines
 
 ## Fuzz each target (fuzz/fuzz_targets) for FUZZ_SECONDS: a short run in
 ## `make test`, longer ones by hand (make fuzz FUZZ_SECONDS=1800). The RPC
@@ -127,7 +127,6 @@ test-node-lines:
 
 # node-server on Bun and Deno (scripts/runtime-versions): every tier's contract
 # where the runtime serves it; test/helpers/runtimes.js lists the others and why.
-# Not yet a step of `make test`: it joins once a run on this machine is green.
 RUNTIMES := $(shell awk '!/^\#/ && NF { print $$1 }' scripts/runtime-versions)
 test-runtimes:
 	@for runtime in $(RUNTIMES); do \

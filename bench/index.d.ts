@@ -25,6 +25,8 @@ export interface BenchConfig {
   baseline?: string;
   /** Tiers also measured on every other supported Node line. */
   crossLine?: string[];
+  /** Tiers also measured on Bun and Deno (pinned in scripts/runtime-versions), with the pinned Node's. */
+  crossRuntime?: string[];
   /** Two tiers making the same call behind the service's framework and behind a bare server. */
   frameworkCost?: { framework: string; bare: string; what: string };
   /** Two tiers each that differ in one thing (`what`): `tier` over `against`, per round. */

@@ -15,6 +15,7 @@ const { isLowerBound } = require('./lib/limit');
 const { freeze, thaw } = require('./lib/freeze');
 const { describeMachine } = require('./lib/machine');
 const { nodeBinary, otherInstalledLines, describeNode } = require('./lib/node-lines');
+const { pinnedRuntimes, runtimeArgs, runtimesNamed } = require('./lib/runtimes');
 const report = require('./lib/report');
 const readme = require('./lib/readme');
 const { startTier } = require('./lib/launch');
@@ -52,18 +53,20 @@ order, the anchor (the configuration's baseline) twice; each tier's ratios
 to the anchor come from within one round. After ${MIN_ROUNDS} rounds a tier stops once
 its ratios' 95% intervals are within ±${TOLERANCE.cpu * 100}% (CPU per request) and
 ±${TOLERANCE.rps * 100}% (req/s). One worker; --full adds two workers, curves,
-fixed rates and the other Node lines.
+fixed rates, the other Node lines and the other runtimes.
 
   --config FILE     the service's tiers and request mix (default: ${DEFAULT_CONFIG} in the
                     current directory; its type: BenchConfig in tier-bench's index.d.ts)
   --tiers LIST      comma-separated (default: every tier of the configuration)
   --full            the long run: worker counts 1 and 2, the cost curves, fixed-rate
-                    latency, wrk, and the other installed Node lines
+                    latency, wrk, the other installed Node lines and runtimes
   --workers LIST    server worker counts, for tiers that take one (default: 1; --full: 1,2)
   --node LINE|PATH  the Node the servers run on: a supported line (22, 24, 26) or a
                     node executable (default: the node running this script)
   --lines LIST      with --full, other Node lines for the cross-line section
                     (default: every other supported line installed; "none" to skip)
+  --runtimes LIST   other runtimes (bun, deno) for the cross-runtime section (default:
+                    with --full, every pinned runtime installed; "none" to skip)
   --node-args ARGS  Node's own flags for the servers that run on it (default: "${NODE_ARGS}")
   --max-rounds N    the cap on rounds (default: ${MAX_ROUNDS})
   --min-rounds N    rounds before a tier may stop (default: ${MIN_ROUNDS})
@@ -89,6 +92,7 @@ function parseOptions(argv) {
       workers: { type: 'string' },
       node: { type: 'string' },
       lines: { type: 'string' },
+      runtimes: { type: 'string' },
       'node-args': { type: 'string', default: NODE_ARGS },
       'max-rounds': { type: 'string' },
       'min-rounds': { type: 'string' },
@@ -113,6 +117,8 @@ function parseOptions(argv) {
   const workers = (values.workers ?? (full ? '1,2' : '1')).split(',').map(Number);
   const node = values.node ? nodeBinary(values.node) : process.execPath;
   const lines = !full || values.lines === 'none' ? [] : values.lines ? values.lines.split(',').map(nodeBinary) : otherInstalledLines(node);
+  const runtimes = values.runtimes === 'none' || (!full && !values.runtimes) ? []
+    : values.runtimes ? runtimesNamed(values.runtimes) : pinnedRuntimes().filter((r) => r.installed);
   const exact = values.rounds && Number(values.rounds);
   const minRounds = exact || Number(values['min-rounds'] ?? (quick ? 2 : MIN_ROUNDS));
   const maxRounds = exact || Math.max(minRounds, Number(values['max-rounds'] ?? (quick ? 2 : MAX_ROUNDS)));
@@ -126,6 +132,8 @@ function parseOptions(argv) {
     nodeArgs: values['node-args'].split(' ').filter(Boolean),
     // Quick: one other line (the oldest) is enough to exercise the cross-line section.
     lines: quick && !values.lines ? lines.slice(-1) : lines,
+    // Quick: one other runtime (the last pinned) is enough to exercise the cross-runtime section.
+    runtimes: quick && !values.runtimes ? runtimes.slice(-1) : runtimes,
     minRounds,
     maxRounds,
     budgetMinutes: Number(values.budget ?? BUDGET_MINUTES),
@@ -239,6 +247,30 @@ function linePlan(anchor, options) {
   return plan;
 }
 
+/**
+ * The cross-runtime subjects: the anchor, and the configuration's crossRuntime tiers on the pinned Node and on
+ * each other runtime. Bun runs JavaScriptCore, so Node's V8 flags are not its; Deno gets them as --v8-flags.
+ */
+function runtimePlan(anchor, options) {
+  const plan = [{ key: anchor, tier: anchor, entry: tierOf(options.config, anchor), node: options.node }];
+  const v8Flags = options.nodeArgs.length ? [`--v8-flags=${options.nodeArgs.join(',')}`] : [];
+  const targets = [
+    { exe: options.node, runtime: `Node ${describeNode(options.node).node.replace(/^v/, '')}` },
+    ...options.runtimes.map((r) => ({
+      exe: r.bin,
+      runtime: `${r.name === 'bun' ? 'Bun' : 'Deno'} ${r.version}`,
+      nodeArgs: [...runtimeArgs(r), ...(r.name === 'deno' ? v8Flags : [])],
+    })),
+  ];
+  for (const { exe, runtime, nodeArgs } of targets) {
+    for (const tier of (options.config.crossRuntime ?? []).filter((t) => options.tiers.includes(t))) {
+      const key = `${tier}@${runtime.replace(' ', '-').toLowerCase()}`;
+      plan.push({ key, tier, entry: tierOf(options.config, tier), node: exe, nodeArgs, runtime });
+    }
+  }
+  return plan;
+}
+
 /** Starts each subject of `plan`, warms it, reads its body bytes, and freezes it. */
 async function startSubjects(plan, workers, options, log) {
   const { config, paths, connections } = options;
@@ -246,7 +278,7 @@ async function startSubjects(plan, workers, options, log) {
   try {
     for (const s of plan) {
       log(`starting ${s.key} w=${workers}`, true);
-      const server = await startTier(s.tier, { workers, node: s.node, nodeArgs: options.nodeArgs, config });
+      const server = await startTier(s.tier, { workers, node: s.node, nodeArgs: s.nodeArgs ?? options.nodeArgs, config });
       live.add(server);
       const meter = createMeter(server, { entry: s.entry, workers, log });
       const subject = { ...s, server, meter, root: server.child.pid };
@@ -339,6 +371,7 @@ async function main() {
   const started = new Date();
   const results = [];
   const crossLine = [];
+  const crossRuntime = [];
   const rounds = [];
   let baselineMax;
   for (const workers of options.workers) {
@@ -350,7 +383,7 @@ async function main() {
       const measured = await measureRounds(subjects, { workers, oneConnection: first, anchor, since }, options, log);
       rounds.push(measured.rounds);
       results.push(...measured.rows.map(({ row }) => row));
-      keepPartial(options.out, { results, crossLine, rounds });
+      keepPartial(options.out, { results, crossLine, crossRuntime, rounds });
       if (first) baselineMax = results.find((r) => r.tier === config.baseline)?.requestsPerSecond;
       if (first && options.curves) {
         for (const s of subjects) {
@@ -377,9 +410,25 @@ async function main() {
         for (const { subject, row } of measured.rows) {
           if (subject.line) crossLine.push({ ...row, line: subject.line, v8: describeNode(subject.node).v8 });
         }
-        keepPartial(options.out, { results, crossLine, rounds });
+        keepPartial(options.out, { results, crossLine, crossRuntime, rounds });
       } finally {
         await stopSubjects(lineSubjects);
+      }
+    }
+    if (first && options.runtimes.length && config.crossRuntime?.length) {
+      // Bun and Deno in rounds of their own, with the anchor and the same tiers on the pinned Node.
+      const since = Date.now();
+      const runtimeSubjects = await startSubjects(runtimePlan(anchor, options), workers, options, log);
+      try {
+        const group = { workers, oneConnection: true, anchor, since };
+        const measured = await measureRounds(runtimeSubjects, group, options, log);
+        rounds.push({ ...measured.rounds, runtimes: true });
+        for (const { subject, row } of measured.rows) {
+          if (subject.runtime) crossRuntime.push({ ...row, runtime: subject.runtime });
+        }
+        keepPartial(options.out, { results, crossLine, crossRuntime, rounds });
+      } finally {
+        await stopSubjects(runtimeSubjects);
       }
     }
   }
@@ -396,6 +445,7 @@ async function main() {
     started: started.toISOString(),
     wallSeconds: (ended - started) / 1000,
     lines: [describeNode(options.node).node, ...options.lines.map((exe) => describeNode(exe).node)],
+    runtimes: options.runtimes.map(({ name, version }) => ({ name, version })),
     nodeArgs: options.nodeArgs,
     curves: options.curves && {
       connections: options.curves.connections,
@@ -406,9 +456,9 @@ async function main() {
       wrkSeconds: options.curves.wrkSeconds,
     },
   };
-  writeReport(options.out, { results, crossLine, rounds, settings, machine: describeMachine(options.node) }, report.render, options.readme);
+  writeReport(options.out, { results, crossLine, crossRuntime, rounds, settings, machine: describeMachine(options.node) }, report.render, options.readme);
   // The rounds must be clean; the curves may show a tier refusing load (503) at 1000 connections.
-  if ([...results, ...crossLine].some((r) => r.errors || r.non2xx)) process.exitCode = 1;
+  if ([...results, ...crossLine, ...crossRuntime].some((r) => r.errors || r.non2xx)) process.exitCode = 1;
 }
 
 main().catch((err) => {

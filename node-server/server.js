@@ -150,13 +150,19 @@ async function serveCluster(options, log) {
   if (options.metrics) serveClusterMetrics(metrics.registry);
   const onRestart = (kind) => metrics.restarted(kind);
   const shared = options.upstream ? undefined : await adapter.startShared?.({ ...options, onRestart, log: tierLog(log) });
-  const workerOptions = JSON.stringify({ ...options, upstream: shared?.upstream ?? options.upstream });
+  // Bun's workers bind sockets of their own (no handle passing yet: oven-sh/bun#38109), so port 0 would
+  // give each worker a port of its own: the primary picks one for all of them.
+  const port = options.port === 0 && process.versions.bun ? await freePort(options.host) : options.port;
+  const workerOptions = JSON.stringify({ ...options, port, upstream: shared?.upstream ?? options.upstream });
   // A worker that keeps dying young is forked again ever more slowly.
   const backoff = createBackoff();
   let listening = 0;
   let stopping = false;
   const fork = () => Object.assign(cluster.fork({ QR_WORKER_OPTIONS: workerOptions }), { forkedAt: Date.now() });
+  const ports = new Set();
   cluster.on('listening', (worker, address) => {
+    ports.add(address.port);
+    if (ports.size > 1) fatal(log, new Error(`workers listen on different ports: ${[...ports].join(', ')}`));
     if (++listening === options.workers) {
       sayCap(log, options);
       const url = `http://${options.host}:${address.port}`;
@@ -183,6 +189,15 @@ async function serveCluster(options, log) {
     await shared?.close();
   });
   for (let i = 0; i < options.workers; i++) fork();
+}
+
+/** A port nothing listens on now, for `host`. */
+async function freePort(host) {
+  const probe = require('node:net').createServer();
+  await new Promise((resolve, reject) => probe.once('error', reject).listen(0, host, resolve));
+  const { port } = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }
 
 /** Which connection cap is in force, once the server has started. */

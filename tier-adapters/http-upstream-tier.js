@@ -5,7 +5,10 @@
 // connections; the rest wait here, bounded, instead of in undici's unbounded
 // queue. The upstream speaks the same contract: its 4xx and 503 pass through,
 // other failures become fixed 5xx texts.
-const { Pool, errors } = require('undici');
+// The package's file, not the bare name: Bun answers `require('undici')` with
+// a built-in stand-in whose Pool.request does nothing (oven-sh/bun#7920). On
+// Node both name the same module.
+const { Pool, errors } = require('undici/index.js');
 const { Limiter } = require('./bounded-limiter');
 const { TierError, serverBusy } = require('./errors');
 const { closedError } = require('./closing');

@@ -24,6 +24,9 @@ module.exports = {
   // What a reader on another Node line gets: the addon in express against
   // the same call behind bare node:http.
   crossLine: ['napi', 'napi-node-http'],
+  // Bun and Deno: the rungs that load Rust into the runtime (the addon, the
+  // C ABI through each runtime's own FFI, Wasm) and the bare reference.
+  crossRuntime: ['napi', 'ffi', 'wasm', 'napi-node-http'],
   // The report's "What the framework costs": the same addon call behind
   // express in node-server and behind bare node:http.
   frameworkCost: {

@@ -261,6 +261,48 @@ function crossLineSection(report, out) {
   out.push(table(['Node', 'V8', 'tier', 'req/s', 'CPU us/req', `req/s vs \`${framework}\` on ${pinned.line}`, `CPU vs \`${framework}\` on ${pinned.line}`, `CPU \`${framework}\` / \`${bare}\``], cells), '');
 }
 
+/** The crossRuntime tiers on the pinned Node, Bun and Deno, from the same rounds. */
+function crossRuntimeSection(report, out) {
+  const { crossRuntime = [], settings } = report;
+  if (!crossRuntime.length) return;
+  const runtimes = [...new Set(crossRuntime.map((r) => r.runtime))];
+  const [home] = runtimes;
+  const rowsOf = (runtime) => crossRuntime.filter((r) => r.runtime === runtime);
+  const tiers = [...new Set(crossRuntime.map((r) => r.tier))];
+  const { framework, bare } = settings.frameworkCost ?? { framework: tiers[0], bare: tiers[1] };
+  const ref = rowsOf(home).find((r) => r.tier === framework);
+  out.push('## Across runtimes', '');
+  out.push(
+    `The same tiers on ${runtimes.join(', ')}, one worker, in interleaved rounds of their own (the runtimes are ` +
+      'compared within each round, not across runs). req/s, CPU per request and one-connection (c=1) latency ' +
+      `relative to \`${framework}\` on ${home} (higher is better), each with its 95% interval, and the CPU of ` +
+      `\`${framework}\` over \`${bare}\` on the same runtime: what the framework costs there.`,
+    '',
+  );
+  const cells = [];
+  for (const runtime of runtimes) {
+    const rows = rowsOf(runtime);
+    for (const r of rows) {
+      const other = rows.find((x) => x.tier === (r.tier === framework ? bare : framework));
+      const cpuOverBare = r.tier === framework && other ? interval(pairRatio(r, other, 'serverCpuUsPerRequest')) : '';
+      cells.push([
+        runtime,
+        `\`${r.tier}\``,
+        fmt(r.requestsPerSecond, 0),
+        fmt(r.serverCpuUsPerRequest, 1),
+        fmt(r.oneConnectionLatencyMs?.mean * 1000, 0),
+        interval(pairRatio(r, ref, 'requestsPerSecond')),
+        interval(pairRatio(r, ref, 'serverCpuUsPerRequest'), { invert: true }),
+        interval(pairRatio(r, ref, 'oneConnectionMs'), { invert: true }),
+        cpuOverBare,
+      ]);
+    }
+  }
+  const vs = `vs \`${framework}\` on ${home}`;
+  const header = ['runtime', 'tier', 'req/s', 'CPU us/req', 'c=1 mean us'];
+  out.push(table([...header, `req/s ${vs}`, `CPU ${vs}`, `c=1 latency ${vs}`, `CPU \`${framework}\` / \`${bare}\``], cells), '');
+}
+
 function costPerMillion(results, out) {
   out.push('## Cost per million requests', '', 'CPU-seconds the whole server tree spent per million answered requests, the requests one CPU core answers per second at that cost, and the memory held meanwhile.', '');
   const cells = results.map((r) => [name(r), String(r.workers), fmt(r.serverCpuUsPerRequest, 0), fmt(1e6 / r.serverCpuUsPerRequest, 0), fmt(r.peakRssMB, 1)]);
@@ -423,7 +465,11 @@ function howMeasured({ results, settings, machine }, out) {
   out.push('## How it was measured', '');
   out.push(`- Command: \`${settings.command}\`; it ran ${fmt(settings.wallSeconds / 60, 1)} minutes from ${settings.started}.`);
   out.push(`- Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGB} GB; ${machine.os}`);
-  out.push(`- Servers' Node: ${machine.node}${machine.v8 ? ` (V8 ${machine.v8})` : ''}${settings.nodeArgs?.length ? `, run with \`${settings.nodeArgs.join(' ')}\`` : ''}; kernel ${machine.kernel ?? machine.os}${settings.lines?.length > 1 ? `; the cross-line section also ran ${settings.lines.slice(1).join(', ')}` : ''}.`);
+  const runtimes = (settings.runtimes ?? []).map((r) => `${r.name} ${r.version}`).join(', ');
+  const alsoRuntimes = runtimes
+    ? `; the cross-runtime section also ran ${runtimes} (Deno with Node's V8 flags as \`--v8-flags\`; Bun is not V8)`
+    : '';
+  out.push(`- Servers' Node: ${machine.node}${machine.v8 ? ` (V8 ${machine.v8})` : ''}${settings.nodeArgs?.length ? `, run with \`${settings.nodeArgs.join(' ')}\`` : ''}; kernel ${machine.kernel ?? machine.os}${settings.lines?.length > 1 ? `; the cross-line section also ran ${settings.lines.slice(1).join(', ')}` : ''}${alsoRuntimes}.`);
   out.push(`- Tools: autocannon ${machine.autocannon} (harness on node ${machine.harnessNode ?? machine.node}), ${machine.wrk ?? 'wrk'}, ${machine.rustc}`);
   if (settings.commit) out.push(`- Source: commit ${settings.commit}, ${settings.date}.`);
   out.push(
@@ -464,6 +510,7 @@ function render(report) {
   frameworkCost(results, settings, out);
   pairsSection(results, settings, out);
   crossLineSection(report, out);
+  crossRuntimeSection(report, out);
   if (settings.curves) {
     fixedRate(results, settings, out);
     curves(results, settings, out, files);

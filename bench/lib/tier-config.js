@@ -27,6 +27,7 @@ const READY_LINE = /listening on (http:\/\/[^\s"]+)/;
  * @property {string} [baseline] the anchor: the tier every ratio is read against, within
  *   each interleaved round, and whose maximum sets the common fixed rates
  * @property {string[]} [crossLine] tiers also measured on every other supported Node line
+ * @property {string[]} [crossRuntime] tiers also measured on Bun and Deno (scripts/runtime-versions)
  * @property {{ framework: string, bare: string, what: string }} [frameworkCost] two tiers
  *   making the same call behind the service's framework and behind a bare server
  * @property {{ tier: string, against: string, what: string }[]} [pairs] two tiers each
@@ -57,7 +58,9 @@ function loadConfig(file = DEFAULT_CONFIG) {
   }
   if (!Array.isArray(config.requests?.paths) || !config.requests.paths.length) problems.push('"requests.paths" must list at least one path');
   if (config.baseline && !config.tiers?.some((t) => t.name === config.baseline)) problems.push(`baseline "${config.baseline}" is not a tier`);
-  for (const name of config.crossLine ?? []) if (!config.tiers?.some((t) => t.name === name)) problems.push(`crossLine "${name}" is not a tier`);
+  for (const key of ['crossLine', 'crossRuntime']) {
+    for (const name of config[key] ?? []) if (!config.tiers?.some((t) => t.name === name)) problems.push(`${key} "${name}" is not a tier`);
+  }
   if (problems.length) throw new Error(`${file}: ${problems.join('; ')}`);
   return { ...config, file: path.resolve(file) };
 }

@@ -14,9 +14,10 @@ const TIERS = [
   { name: 'wasm', level: 2, runs: 'wasm-bindgen module built by wasm-pack', rust: true, load: () => require('./wasm') },
   { name: 'wasm-raw', level: 2, runs: 'the same core behind a hand-written Wasm ABI', rust: true, load: () => require('./wasm-raw') },
   { name: 'napi', level: 3, runs: 'napi-rs addon, called on the event loop', rust: true, load: () => require('./napi') },
-  // node:ffi exists from Node 26 on: `needs` names what a runtime must have to serve the tier.
+  // node:ffi exists from Node 26 on (Bun and Deno load the library with their own FFI): `needs` names what a
+  // Node must have to serve the tier.
   {
-    name: 'ffi', level: 3, runs: 'the core behind a plain C ABI (`qr_ffi`), called through `node:ffi`', rust: true,
+    name: 'ffi', level: 3, runs: "the core behind a plain C ABI (`qr_ffi`), called through the runtime's FFI", rust: true,
     needs: 'node:ffi', load: () => require('./ffi'),
   },
   { name: 'napi-async', level: 3, runs: "napi-rs `AsyncTask` on libuv's thread pool", rust: true, load: () => require('./napi-async') },

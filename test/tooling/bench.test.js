@@ -44,6 +44,7 @@ describe('bench/run.js --quick: the default run', () => {
     assert.deepEqual(results.map((r) => r.tier).sort(), [...tiers].sort());
     assert.deepEqual([...new Set(results.map((r) => r.workers))], [1], 'one worker by default');
     assert.deepEqual(data.crossLine, [], 'no other Node line by default');
+    assert.deepEqual(data.crossRuntime, [], 'no other runtime by default');
     for (const r of results) {
       assert.equal(r.errors, 0, `${r.tier} errors`);
       assert.equal(r.non2xx, 0, `${r.tier} non-2xx`);
@@ -144,7 +145,7 @@ describe('bench/run.js --quick --full: the long run', () => {
   });
   after(() => fs.rmSync(out, { recursive: true, force: true }));
 
-  it('adds two workers, the curves, the fixed rates, wrk and another Node line in rounds of its own', () => {
+  it('adds two workers, the curves, the fixed rates, wrk, another Node line and runtime in rounds of their own', () => {
     assert.deepEqual(data.results.map((r) => `${r.tier}@${r.workers}`).sort(), ['js@1', 'js@2', 'napi-node-http@1', 'napi@1', 'napi@2']);
     for (const r of data.results.filter((x) => x.workers === 1)) {
       assert.deepEqual(r.connectionsCurve.map((p) => p.connections), [1, 10, 50], r.tier);
@@ -157,7 +158,17 @@ describe('bench/run.js --quick --full: the long run', () => {
     assert.ok(lines.includes(data.machine.node.replace(/^v/, '')));
     assert.deepEqual([...new Set(data.crossLine.map((r) => r.tier))].sort(), ['napi', 'napi-node-http']);
     assert.ok(data.rounds.some((g) => g.lines), 'the lines in rounds of their own');
-    for (const section of ['Across Node lines', 'Latency at fixed request rates (open loop)', 'Cost against input size', 'Against connections', 'Against workers', 'autocannon against wrk']) {
+    // The last pinned runtime (Deno), where scripts/setup.sh installed it for the tests.
+    const deno = require('../../bench/lib/runtimes').pinnedRuntimes(ROOT).at(-1);
+    const runtimes = [...new Set(data.crossRuntime.map((r) => r.runtime))];
+    assert.deepEqual(runtimes, [`Node ${data.machine.node.replace(/^v/, '')}`, 'Deno ' + deno.version]);
+    for (const runtime of runtimes) {
+      const rows = data.crossRuntime.filter((r) => r.runtime === runtime);
+      assert.deepEqual(rows.map((r) => r.tier).sort(), ['napi', 'napi-node-http'], runtime);
+      for (const r of rows) assert.ok(r.requestsPerSecond > 0 && r.oneConnectionLatencyMs.mean > 0, `${r.tier} on ${runtime}`);
+    }
+    assert.ok(data.rounds.some((g) => g.runtimes), 'the runtimes in rounds of their own');
+    for (const section of ['Across Node lines', 'Across runtimes', 'Latency at fixed request rates (open loop)', 'Cost against input size', 'Against connections', 'Against workers', 'autocannon against wrk']) {
       assert.match(report, new RegExp(`^## ${section.replace(/[()`]/g, '\\$&')}$`, 'm'), section);
     }
     assert.match(report, /^The full run took \d+\.\d minutes/m);

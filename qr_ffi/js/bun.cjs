@@ -1,9 +1,8 @@
-// qr_ffi loaded with Bun's bun:ffi: `generateQrCode(text)` gives the PNG as a
-// Buffer, or throws an Error whose `status` is the library's (1-4 the core's
-// QrError::number, 255 a caught panic) and whose message is the core's.
-import { dlopen, read, toBuffer } from 'bun:ffi';
+'use strict';
 
-export function loadQrFfi(libraryPath) {
+// qr_ffi loaded with Bun's bun:ffi: the same contract as node.cjs.
+function loadQrFfi(libraryPath) {
+  const { dlopen, toBuffer } = require('bun:ffi');
   const { symbols } = dlopen(libraryPath, {
     qr_generate: { args: ['ptr', 'u64', 'ptr', 'ptr'], returns: 'u32' },
     qr_free: { args: ['ptr', 'u64'], returns: 'void' },
@@ -14,6 +13,7 @@ export function loadQrFfi(libraryPath) {
   const outLen = out.subarray(1);
   return function generateQrCode(text) {
     const bytes = Buffer.from(text, 'utf8');
+    // bun:ffi refuses a pointer to no bytes: the library takes null for none.
     const status = symbols.qr_generate(bytes.length ? bytes : null, bytes.length, outPtr, outLen);
     const ptr = Number(out[0]);
     const len = Number(out[1]);
@@ -24,3 +24,5 @@ export function loadQrFfi(libraryPath) {
     throw Object.assign(new Error(result.toString('utf8')), { status });
   };
 }
+
+module.exports = { loadQrFfi };

@@ -1,10 +1,8 @@
-// qr_ffi loaded with Deno.dlopen: `generateQrCode(text)` gives the PNG as a
-// Uint8Array, or throws an Error whose `status` is the library's (1-4 the
-// core's QrError::number, 255 a caught panic) and whose message is the core's.
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+'use strict';
 
-export function loadQrFfi(libraryPath) {
+// qr_ffi loaded with Deno.dlopen (needs --allow-ffi): the same contract as
+// node.cjs.
+function loadQrFfi(libraryPath) {
   const { symbols } = Deno.dlopen(libraryPath, {
     qr_generate: { parameters: ['buffer', 'usize', 'buffer', 'buffer'], result: 'u32' },
     qr_free: { parameters: ['pointer', 'usize'], result: 'void' },
@@ -14,14 +12,17 @@ export function loadQrFfi(libraryPath) {
   const outPtr = out.subarray(0, 1);
   const outLen = out.subarray(1);
   return function generateQrCode(text) {
-    const bytes = encoder.encode(text);
+    const bytes = Buffer.from(text, 'utf8');
     const status = symbols.qr_generate(bytes, bytes.length, outPtr, outLen);
     const ptr = Deno.UnsafePointer.create(out[0]);
     const len = out[1];
     // A copy: the library's buffer is freed at once.
-    const result = new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(ptr, Number(len))).slice();
+    const result = Buffer.allocUnsafe(Number(len));
+    if (len > 0n) new Deno.UnsafePointerView(ptr).copyInto(result);
     symbols.qr_free(ptr, len);
     if (status === 0) return result;
-    throw Object.assign(new Error(decoder.decode(result)), { status });
+    throw Object.assign(new Error(result.toString('utf8')), { status });
   };
 }
+
+module.exports = { loadQrFfi };
