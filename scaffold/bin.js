@@ -120,7 +120,7 @@ async function main() {
   console.log(`create-rust-ladder: rust/${name}/ made${formatted}: the Rust port of ${made.source.file}#${made.source.exportName}, its tiers, a parity test and a benchmark.
 Next, in ${dir}:
   npm install                 # what package.json gained
-  npm run ${name}:build   # CLI, addon, Wasm: needs cargo, rustup target add wasm32-unknown-unknown, wasm-pack
+  npm run ${name}:build   # every binding: needs cargo, rustup target add wasm32-unknown-unknown, wasm-pack
   npm run ${name}:test    # Rust unit tests, then every tier against ${made.source.exportName}
   npm run ${name}:bench   # rust/${name}/bench-out/report.md
 ${made.kind === 'npm' ? `The parity test fails until port() in rust/${name}/core/src/lib.rs does what ${made.source.exportName} does.` : `Then make it yours: src/${name}.js and port() in rust/${name}/core/src/lib.rs.`}`);

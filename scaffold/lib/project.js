@@ -38,7 +38,8 @@ function scriptsFor({ name, snake }) {
   return {
     [`${name}:build`]: `node ${dir}/build.js`,
     // The addon's crate has no tests to link: napi symbols resolve only inside Node.
-    [`${name}:test`]: `cargo test --manifest-path ${dir}/Cargo.toml -p ${snake}_core -p ${snake}_cli && node --test ${dir}/test/parity.test.js`,
+    [`${name}:test`]: `cargo test --manifest-path ${dir}/Cargo.toml -p ${snake}_core -p ${snake}_cli -p ${snake}_ffi`
+      + ` && node --test ${dir}/test/parity.test.js`,
     [`${name}:bench`]: `tier-bench --config ${dir}/bench.config.js --workers 1 --out ${dir}/bench-out`,
   };
 }

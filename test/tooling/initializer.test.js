@@ -20,7 +20,7 @@ describe('create-rust-ladder: the project', () => {
     assert.deepEqual(Object.keys(adds), ['devDependencies', 'scripts']);
     assert.deepEqual(Object.keys(adds.devDependencies), ['tier-bench', '@napi-rs/cli']);
     assert.deepEqual(Object.keys(adds.scripts), ['word-count:build', 'word-count:test', 'word-count:bench']);
-    assert.match(adds.scripts['word-count:test'], /-p word_count_core -p word_count_cli/);
+    assert.match(adds.scripts['word-count:test'], /-p word_count_core -p word_count_cli -p word_count_ffi && /);
   });
 
   it('refuses a script name that is taken', () => {

@@ -9,7 +9,8 @@
 // (test/fixtures/team-port.rs, what the team writes), builds, runs the
 // generated parity test, benchmarks, and breaks the port to see the parity
 // test catch it. Nothing it runs is given a path of this repository but the
-// node executable, and its own files stay byte for byte as they were.
+// node executable and the pinned Bun and Deno (on PATH, as a team installs
+// them), and its own files stay byte for byte as they were.
 const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const { spawnSync } = require('node:child_process');
@@ -17,11 +18,19 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { isBuiltin } = require('node:module');
 const { ROOT, startServer } = require('../helpers/servers');
+const { RUNTIMES } = require('../helpers/runtimes');
 
 const NAME = 'csv-to-json';
 const LADDER = `rust/${NAME}`;
-const TIERS = ['js', 'cli', 'cli-pool', 'wasm', 'napi', 'napi-async'];
+// ffi where this Node has node:ffi (26 on): the generated test skips it elsewhere.
+const TIERS = ['js', 'cli', 'cli-pool', 'wasm', 'napi', 'ffi', 'napi-async']
+  .filter((t) => t !== 'ffi' || isBuiltin('node:ffi'));
+// The parity test's suites for the ffi library under Bun and Deno (as regexps): each installed one runs.
+const LOADERS = { bun: 'bun:ffi', deno: 'Deno\\.dlopen' };
+const FFI_RUNTIMES = RUNTIMES.filter((r) => r.installed)
+  .map((r) => `ffi library under ${r.name} \\(${LOADERS[r.name]}\\)`);
 const PACKAGES = ['tier-adapters', 'tier-bench', 'create-rust-ladder'];
 
 // The team's environment: no npm or node:test context of this repository's
@@ -30,7 +39,10 @@ const NODE_DIR = path.dirname(process.execPath);
 const ENV = Object.fromEntries(
   Object.entries(process.env).filter(([k]) => !k.startsWith('npm_') && !['INIT_CWD', 'NODE_TEST_CONTEXT', 'NODE_PATH', 'CARGO_TARGET_DIR'].includes(k)),
 );
-ENV.PATH = process.env.PATH.split(':').filter((dir) => dir === NODE_DIR || !path.resolve(dir).startsWith(ROOT)).join(':');
+ENV.PATH = [
+  ...process.env.PATH.split(':').filter((dir) => dir === NODE_DIR || !path.resolve(dir).startsWith(ROOT)),
+  ...RUNTIMES.filter((r) => r.installed).map((r) => path.dirname(r.bin)),
+].join(':');
 
 /** Every file under `dir` but node_modules and what the toolkit adds, with its hash. */
 function snapshot(dir) {
@@ -144,6 +156,7 @@ describe('the toolkit in a team\'s own service', { timeout: 15 * 60_000 }, () =>
     for (const file of ['napi/index.js', 'napi/index.d.ts', 'wasm/pkg/csv_to_json_wasm_bg.wasm', 'target/release/csv_to_json_cli']) {
       assert.ok(fs.existsSync(path.join(service, LADDER, file)), file);
     }
+    assert.ok(fs.existsSync(path.join(service, LADDER, 'target/release/libcsv_to_json_ffi.so')), 'the ffi library');
     const ladder = (...args) => spawnSync('cargo', args, { cwd: path.join(service, LADDER), env: ENV, encoding: 'utf8' });
     ok(ladder('fmt', '--all', '--check'));
     ok(ladder('clippy', '--quiet', '--workspace', '--all-targets', '--', '-D', 'warnings'));
@@ -154,6 +167,12 @@ describe('the toolkit in a team\'s own service', { timeout: 15 * 60_000 }, () =>
     ok(tests);
     // TAP (`ok 3 - tier js`) or spec (`✔ tier js (180ms)`): Node's default reporter depends on its line.
     for (const tier of TIERS) assert.match(tests.stdout, new RegExp(`^(ok \\d+ - |✔ )tier ${tier}( \\(.*\\))?$`, 'm'), tier);
+    // Not skipped: the same library's bytes under Bun and Deno.
+    for (const suite of FFI_RUNTIMES) {
+      assert.match(tests.stdout, new RegExp(`^(ok \\d+ - |✔ )${suite}( \\(.*\\))?$`, 'm'), suite);
+    }
+    // The ffi crate's own tests ran too.
+    assert.match(tests.stdout + tests.stderr, /Running unittests src\/lib\.rs \(\S+\/csv_to_json_ffi-/);
   });
 
   it('6. benchmarks every tier of the team\'s function', () => {
@@ -181,6 +200,7 @@ describe('the toolkit in a team\'s own service', { timeout: 15 * 60_000 }, () =>
     const parity = run(null, process.execPath, '--test', '--test-reporter=tap', `${LADDER}/test/parity.test.js`);
     assert.notEqual(parity.status, 0);
     for (const tier of TIERS.slice(1)) assert.match(parity.stdout, new RegExp(`^not ok \\d+ - tier ${tier}$`, 'm'), tier);
+    for (const suite of FFI_RUNTIMES) assert.match(parity.stdout, new RegExp(`^not ok \\d+ - ${suite}$`, 'm'), suite);
     assert.match(parity.stdout, /^ok \d+ - tier js$/m);
   });
 

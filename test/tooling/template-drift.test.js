@@ -1,9 +1,10 @@
 'use strict';
 
 // create-rust-ladder's template is the worked example's pattern, kept in
-// step: its napi binding is qr_napi with the names changed, its Wasm binding
-// converts errors the same way, and its service is served by the HTTP layer
-// node-server uses, through the tier-adapters package rather than a copy.
+// step: its napi binding is qr_napi and its C ABI qr_ffi with the names
+// changed, its Wasm binding converts errors the same way, and its service is
+// served by the HTTP layer node-server uses, through the tier-adapters
+// package rather than a copy.
 const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -32,6 +33,20 @@ const RENAMES = [
   [/\bpng\b/g, 'output'],
 ];
 
+// qr_ffi's names, and the template's for the same things.
+const FFI_RENAMES = [
+  [/\bqr_lib::/g, 'generate_qr_code_core::'],
+  [/\bQR_OK\b/g, 'OK'],
+  [/\bQR_PANIC\b/g, 'PANIC'],
+  [/\bqr_generate\b/g, 'generate_qr_code'],
+  [/\bqr_free\b/g, 'generate_qr_code_free'],
+  [/qr_ffi panicked/g, 'generate_qr_code_ffi panicked'],
+  [/\btext\b/g, 'input'],
+  [/\bpng\b/g, 'output'],
+];
+// The unit tests differ by nature (a QR code, a worked example): the ABI is what is compared.
+const withoutTests = (source) => source.slice(0, source.indexOf('#[cfg(test)]'));
+
 /**
  * Rust source as tokens: no comments, no layout (rustfmt wraps by name
  * length), no trailing commas; items behind qr_napi's benchmark-only
@@ -59,6 +74,12 @@ describe('create-rust-ladder template against the worked example', () => {
   it('the shape comparison sees a drift of one call', () => {
     const drifted = read('qr_napi/src/lib.rs').replace('Error::from_unknown_without_coercion(', 'Error::from(');
     assert.notEqual(shape(TEMPLATE.get('napi/src/lib.rs')), shape(drifted, RENAMES));
+  });
+
+  it('C ABI: qr_ffi with the names changed (status + owned buffer, free, panics caught)', () => {
+    const template = withoutTests(TEMPLATE.get('ffi/src/lib.rs'));
+    assert.match(template, /catch_unwind/);
+    assert.equal(shape(template), shape(withoutTests(read('qr_ffi/src/lib.rs')), FFI_RENAMES));
   });
 
   it('Wasm binding: the same error conversion (message, and `code` on the Error)', () => {

@@ -5,14 +5,15 @@
 const path = require('node:path');
 const { defineConfig } = require('tier-bench');
 const corpus = require('./js/corpus');
-const { tierNames } = require('./js/tiers');
+const { tierNames, unsupported } = require('./js/tiers');
 
 const inputPath = (input) => `/{{name}}?input=${encodeURIComponent(input)}`;
 
 module.exports = defineConfig({
   title: '{{name}} tiers',
   baseline: 'js',
-  tiers: tierNames.map((name) => ({
+  // Each tier this Node can serve (ffi needs node:ffi).
+  tiers: tierNames.filter((name) => !unsupported(name)).map((name) => ({
     name,
     command: ({ node }) => [node, path.join(__dirname, 'js/server.js'), '--tier', name, '--port', '0'],
   })),

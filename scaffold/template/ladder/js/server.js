@@ -8,7 +8,7 @@
 const express = require('express');
 const { parseArgs } = require('node:util');
 const { createHttpServer, refuseLongUris, openFileLimit, connectionCap } = require('tier-adapters');
-const { createTier, tierNames } = require('./tiers');
+const { createTier, tierNames, unsupported } = require('./tiers');
 const { httpResponseFor } = require('./errors');
 
 const { values } = parseArgs({
@@ -22,6 +22,11 @@ const { values } = parseArgs({
 });
 if (!tierNames.includes(values.tier)) {
   console.error(`unknown tier "${values.tier}" (one of: ${tierNames.join(', ')})`);
+  process.exit(2);
+}
+// One line, not a stack: e.g. tier ffi on a Node without node:ffi.
+if (unsupported(values.tier)) {
+  console.error(unsupported(values.tier));
   process.exit(2);
 }
 

@@ -14,10 +14,12 @@ const {
 } = require('tier-adapters');
 const reference = require('./reference');
 const { coreError } = require('./errors');
+const ffi = require('./ffi');
 
 const HERE = path.resolve(__dirname, '..');
 const RELEASE = path.resolve(process.env.CARGO_TARGET_DIR ?? path.join(HERE, 'target'), 'release');
 const CLI = path.join(RELEASE, '{{snake}}_cli');
+const FFI_LIBRARY = path.join(RELEASE, ffi.LIBRARY_FILE);
 const EXIT_BAD_INPUT = 65;
 const STDERR_LINE = /^{{snake}}_cli: (.*) \(([A-Z0-9_]+)\)$/m;
 const THREADS = Number(process.env.UV_THREADPOOL_SIZE) || 4;
@@ -81,6 +83,11 @@ const TIERS = {
       }
     }, { maxQueue, deferTurn });
   },
+  // Needs node:ffi (Node 26): `unsupported('ffi')` says so elsewhere.
+  ffi: ({ maxQueue, deferTurn }) => {
+    const {{camel}} = ffi.loadFfi(built(FFI_LIBRARY, BUILD));
+    return createEventLoopTier((input) => {{camel}}(input), { maxQueue, deferTurn });
+  },
   'napi-async': ({ maxQueue }) => {
     const { {{camel}} } = addon();
     return createThreadPoolTier((input) => {{camel}}(input).catch((err) => Promise.reject(wrapCoreError(err))), {
@@ -90,11 +97,21 @@ const TIERS = {
   },
 };
 
+// What a runtime must have to serve a tier, beyond the build.
+const UNSUPPORTED = { ffi: ffi.unsupported };
+
+/** Why this runtime cannot serve tier `name`, or null. */
+function unsupported(name) {
+  return UNSUPPORTED[name]?.() ?? null;
+}
+
 /** @param {string} name @param {{ maxQueue?: number, deferTurn?: () => boolean }} [options] */
 function createTier(name, { maxQueue = 512, deferTurn } = {}) {
   const create = TIERS[name];
   if (!create) throw new Error(`unknown tier "${name}" (one of: ${Object.keys(TIERS).join(', ')})`);
+  const why = unsupported(name);
+  if (why) throw new Error(why);
   return create({ maxQueue, deferTurn });
 }
 
-module.exports = { createTier, tierNames: Object.keys(TIERS) };
+module.exports = { createTier, unsupported, tierNames: Object.keys(TIERS), FFI_LIBRARY };
