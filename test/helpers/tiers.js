@@ -1,8 +1,8 @@
 'use strict';
 
 // Every tier the shared suite runs against, from the one list (node-server/tiers),
-// but those the servers' runtime cannot serve (ffi before Node 26, and on Bun
-// and Deno, test/helpers/runtimes.js): SKIPPED says why.
+// but those the servers' runtime cannot serve (ffi before Node 26; on Bun or
+// Deno, what test/helpers/runtimes.js lists): SKIPPED says why.
 const { TIERS: ALL } = require('../../node-server/tiers');
 const { unsupportedReason } = require('./runtimes');
 
