@@ -114,7 +114,7 @@ function verdictLines(report, out) {
   const minutes = fmt(settings.wallSeconds / 60, 1);
   const rounds = Math.max(...w1.map((r) => r.stop?.rounds ?? 0));
   out.push(
-    `${settings.full ? 'The full run' : 'The default run'} took ${minutes} minutes: ${rounds} interleaved rounds at most; ${converged} of ${others.length} tiers stopped with their ratios' 95% intervals within ±${fmt(settings.tolerance.cpu * 100, 0)}% (CPU per request) and ±${fmt(settings.tolerance.rps * 100, 0)}% (req/s).`,
+    `${settings.full ? 'The full run' : settings.runtimes?.length ? 'The default run, then the cross-runtime rounds,' : 'The default run'} took ${minutes} minutes: ${rounds} interleaved rounds at most; ${converged} of ${others.length} tiers stopped with their ratios' 95% intervals within ±${fmt(settings.tolerance.cpu * 100, 0)}% (CPU per request) and ±${fmt(settings.tolerance.rps * 100, 0)}% (req/s).`,
     '',
   );
 }

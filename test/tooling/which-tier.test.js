@@ -31,6 +31,16 @@ const latency = (tier) => {
   return { ...st, estimate: 1 / st.estimate, low: 1 / st.high, high: 1 / st.low };
 };
 const rss = (tier) => ({ estimate: row('js').peakRssMB / row(tier).peakRssMB });
+// "Across runtimes": a tier on a runtime ("Node", "Bun", "Deno") against `napi` on Node, higher is better.
+const across = (runtime, tier) => {
+  const r = (report.crossRuntime ?? []).find((x) => x.runtime.startsWith(`${runtime} `) && x.tier === tier);
+  assert.ok(r, `${tier} on ${runtime} is in the committed report's cross-runtime rounds`);
+  return r;
+};
+const againstNapi = (runtime, tier, figure) => {
+  const st = pairRatio(across(runtime, tier), across('Node', 'napi'), figure);
+  return figure === 'requestsPerSecond' ? st : { ...st, estimate: 1 / st.estimate, low: 1 / st.high, high: 1 / st.low };
+};
 const fx = (st, digits = 1) => `${st.estimate.toFixed(digits)}x`;
 /** Whether two intervals overlap: the data cannot tell the two apart. */
 const overlap = (a, b) => a.low <= b.high && b.low <= a.high;
@@ -52,6 +62,24 @@ const BULLETS = [
       ['the thread-pool hop costs CPU against napi', ahead(cpu('napi'), cpu('napi-async'))],
       ['and req/s', ahead(rps('napi'), rps('napi-async'))],
     ],
+  },
+  {
+    opens: '`ffi`',
+    figures: () => [
+      fx(rps('ffi')), fx(cpu('ffi')), fx(rps('napi')), fx(cpu('napi')),
+      fx(againstNapi('Node', 'ffi', 'serverCpuUsPerRequest'), 2), fx(againstNapi('Node', 'ffi', 'oneConnectionMs'), 2),
+      fx(againstNapi('Bun', 'napi', 'serverCpuUsPerRequest'), 2), fx(againstNapi('Deno', 'napi', 'serverCpuUsPerRequest'), 2),
+    ],
+    claims: () => {
+      const nearNapi = (figure) => Math.abs(againstNapi('Node', 'ffi', figure).estimate - 1) < 0.05;
+      return [
+        ['ffi and napi: req/s intervals overlap', overlap(rps('ffi'), rps('napi'))],
+        ['ffi within 5% of napi on Node in CPU per request', nearNapi('serverCpuUsPerRequest')],
+        ['and in one-connection latency', nearNapi('oneConnectionMs')],
+        ['Bun: napi at Node\'s CPU per request (the interval holds 1)', overlap(againstNapi('Bun', 'napi', 'serverCpuUsPerRequest'), { low: 1, high: 1 })],
+        ['Deno spends more CPU per request', againstNapi('Deno', 'napi', 'serverCpuUsPerRequest').high < 1],
+      ];
+    },
   },
   {
     opens: '`wasm`',
