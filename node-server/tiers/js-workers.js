@@ -13,7 +13,7 @@ const { QrError } = require('../lib/errors');
 // the event loop to hand it the next one.
 const TASKS_PER_THREAD = 4;
 
-async function createTier({ maxQueue, threads = os.availableParallelism() } = {}) {
+async function createTier({ maxQueue, threads = os.availableParallelism(), log } = {}) {
   const pool = new Piscina({
     filename: path.join(__dirname, '../workers/qrcode-worker.js'),
     minThreads: threads,
@@ -24,6 +24,10 @@ async function createTier({ maxQueue, threads = os.availableParallelism() } = {}
     // generation grows to tens of MB under load, on top of the main thread's.
     resourceLimits: { maxYoungGenerationSizeMb: 8 },
   });
+  // What piscina cannot pin on a call (a thread lost between calls, a close
+  // that timed out) it emits on the pool: unheard, an 'error' event ends the
+  // process. Piscina replaces a lost thread; the line says it happened.
+  pool.on('error', (err) => log?.warn(`js-workers: the pool reported ${err.message}`));
   const generate = async (text) => {
     const out = await pool.run(text);
     if (!(out instanceof Uint8Array)) throw new QrError(out.code, out.message);

@@ -17,8 +17,8 @@ function loadQrFfi(libraryPath) {
     const status = symbols.qr_generate(bytes.length ? bytes : null, bytes.length, outPtr, outLen);
     const ptr = Number(out[0]);
     const len = Number(out[1]);
-    // A copy: the library's buffer is freed at once.
-    const result = Buffer.from(toBuffer(ptr, 0, len));
+    // A copy: the library's buffer is freed at once (toBuffer refuses a length of 0).
+    const result = len ? Buffer.from(toBuffer(ptr, 0, len)) : Buffer.alloc(0);
     symbols.qr_free(ptr, len);
     if (status === 0) return result;
     throw Object.assign(new Error(result.toString('utf8')), { status });

@@ -33,7 +33,8 @@ describe(`${SECONDS} s at ${CONNECTIONS} connections`, () => {
           { errors: 0, timeouts: 0, non2xx: 0 },
         );
       } finally {
-        assert.equal(await server.stop(), 0);
+        const status = await server.stop();
+        assert.equal(status, 0, `exited with ${status} on SIGTERM; its last output:\n${server.output().slice(-2000)}`);
       }
     });
   }
