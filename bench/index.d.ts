@@ -36,6 +36,8 @@ export interface BenchConfig {
   tiers: BenchTier[];
   /** The tiers `--soak` runs by default. */
   soakTiers?: string[];
+  /** tier-bench-profile's profile.json, relative to this file: where it exists, the report shows each tier's predicted range. */
+  prediction?: string;
   requests: {
     description: string;
     /** GET paths, in rotation. */

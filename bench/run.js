@@ -75,6 +75,8 @@ fixed rates, the other Node lines and the other runtimes.
                     (--full: after each group of rounds began; default: ${BUDGET_MINUTES})
   --connections N   concurrent connections (default: 100)
   --out DIR         where report.md, results.json and the charts go (default: bench/out)
+  --prediction FILE what tier-bench-profile predicted (its profile.json), shown beside each
+                    tier's ratios (default: the configuration's \`prediction\`, where it exists)
   --readme FILE     also write the report's summary into FILE between
                     <!-- bench:begin --> and <!-- bench:end -->
   --render DIR      measure nothing: render DIR/results.json again (with --readme, the summary too)
@@ -101,6 +103,7 @@ function parseOptions(argv) {
       connections: { type: 'string', default: '100' },
       out: { type: 'string' },
       readme: { type: 'string' },
+      prediction: { type: 'string' },
       render: { type: 'string' },
       quick: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
@@ -149,6 +152,7 @@ function parseOptions(argv) {
     paths: requests.paths,
     out: path.resolve(values.out ?? 'bench/out'),
     readme: values.readme && path.resolve(values.readme),
+    prediction: readPrediction(values.prediction, config),
     curves: full && {
       connections: quick ? [1, 10, Number(values.connections)] : CURVE_CONNECTIONS,
       lengths: (quick && lengths.length > 2 ? [lengths[0], lengths.at(-1)] : lengths).map((length) => ({ length, paths: requests.ofLength(length) })),
@@ -158,6 +162,20 @@ function parseOptions(argv) {
       wrkSeconds: quick ? 1 : 5,
     },
   };
+}
+
+/**
+ * tier-bench-profile's prediction, as the report shows it: from --prediction
+ * (which must exist), else the configuration's `prediction` file where it exists.
+ */
+function readPrediction(file, config) {
+  const fromConfig = config.prediction && path.resolve(path.dirname(config.file), config.prediction);
+  const chosen = file ? path.resolve(file) : fromConfig && fs.existsSync(fromConfig) ? fromConfig : null;
+  if (!chosen) return null;
+  const profile = JSON.parse(fs.readFileSync(chosen, 'utf8'));
+  if (!profile.prediction?.tiers) throw new Error(`${chosen}: not a profile.json of tier-bench-profile`);
+  const { file: fnFile, name } = profile.function;
+  return { function: `${fnFile}#${name}`, finished: profile.finished, tiers: profile.prediction.tiers.map(({ name: tier, ceiling, floor }) => ({ name: tier, ceiling, floor })) };
 }
 
 /** What every report says about how it was made. */
@@ -456,7 +474,7 @@ async function main() {
       wrkSeconds: options.curves.wrkSeconds,
     },
   };
-  writeReport(options.out, { results, crossLine, crossRuntime, rounds, settings, machine: describeMachine(options.node) }, report.render, options.readme);
+  writeReport(options.out, { results, crossLine, crossRuntime, rounds, settings, machine: describeMachine(options.node), ...(options.prediction && { prediction: options.prediction }) }, report.render, options.readme);
   // The rounds must be clean; the curves may show a tier refusing load (503) at 1000 connections.
   if ([...results, ...crossLine, ...crossRuntime].some((r) => r.errors || r.non2xx)) process.exitCode = 1;
 }

@@ -46,7 +46,7 @@ function plan({ name, from, dir }) {
       dependencies: NEEDS.dependencies,
       devDependencies: NEEDS.devDependencies,
     };
-    pkgText = withAdditions(`${JSON.stringify(pkg, null, 2)}\n`, { scripts: scriptsFor(names) });
+    pkgText = withAdditions(`${JSON.stringify(pkg, null, 2)}\n`, { scripts: scriptsFor(names, source) });
   } else {
     if (!from) throw new Error('in an npm project, say which function to port: --from src/file.js#exportName');
     source = parseFrom(from, dir);
@@ -55,7 +55,7 @@ function plan({ name, from, dir }) {
   // js/reference.js requires the function by its path from rust/NAME/js/.
   const fromRequire = `'${path.relative(path.join(dir, ladder, 'js'), path.join(dir, source.file))}'`;
   for (const [file, text] of render('ladder', { ...names, fromRequire, fromExport: source.exportName })) files.set(`${ladder}/${file}`, text);
-  const adds = kind === 'empty' ? null : additions(JSON.parse(pkgText), names);
+  const adds = kind === 'empty' ? null : additions(JSON.parse(pkgText), names, source);
   return { names, kind, source, files, adds, pkgText: adds ? withAdditions(pkgText, adds) : pkgText };
 }
 
@@ -120,6 +120,7 @@ async function main() {
   console.log(`create-rust-ladder: rust/${name}/ made${formatted}: the Rust port of ${made.source.file}#${made.source.exportName}, its tiers, a parity test and a benchmark.
 Next, in ${dir}:
   npm install                 # what package.json gained
+  npm run ${name}:profile # first: what a port of ${made.source.exportName} can buy, and which tier to try (no Rust needed)
   npm run ${name}:build   # every binding: needs cargo, rustup target add wasm32-unknown-unknown, wasm-pack
   npm run ${name}:test    # Rust unit tests, then every tier against ${made.source.exportName}
   npm run ${name}:bench   # rust/${name}/bench-out/report.md

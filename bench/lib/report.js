@@ -157,6 +157,41 @@ function relativeTables(report, out, files) {
   }
 }
 
+/** Beside each measured ratio, the range tier-bench-profile predicted for it before the port. */
+function predictionSection(report, out) {
+  const { prediction, results } = report;
+  if (!prediction) return;
+  const rows = results.filter((r) => r.workers === results[0].workers);
+  const cells = [];
+  for (const t of prediction.tiers) {
+    const r = rows.find((x) => x.tier === t.name);
+    if (!r?.ratios) continue;
+    const rps = rpsRatio(r).ratio;
+    const cpu = invert(r.ratios.serverCpuUsPerRequest);
+    const where = (iv, p) => (iv.low > p.ceiling ? '**above the ceiling**' : iv.high < p.floor ? 'below the floor' : 'in range');
+    const range = (floor, ceiling) => `${factor(floor)} - ${factor(ceiling)}`;
+    cells.push([
+      t.name,
+      rpsCell(r),
+      range(t.floor.rps, t.ceiling.rps),
+      where(rps, { floor: t.floor.rps, ceiling: t.ceiling.rps }),
+      interval(r.ratios.serverCpuUsPerRequest, { invert: true }),
+      range(t.floor.cpu, t.ceiling.cpu),
+      where(cpu, { floor: t.floor.cpu, ceiling: t.ceiling.cpu }),
+    ]);
+  }
+  if (!cells.length) return;
+  out.push('## Against the prediction', '');
+  out.push(
+    `What \`tier-bench-profile\` predicted for each tier on ${prediction.finished.slice(0, 10)}, before this run, from ` +
+      `\`${prediction.function}\` in the service as it was: from "if Rust is no faster than the JavaScript" to "at most" ` +
+      '(the Rust side costing nothing), each with the tier\'s boundary cost. A measured ratio above its ceiling means ' +
+      'the prediction missed a cost the port removed.',
+    '',
+  );
+  out.push(table(['tier', 'req/s', 'predicted req/s', '', 'CPU per request', 'predicted CPU per request', ''], cells), '');
+}
+
 function mainTables(report, out) {
   const { results, settings } = report;
   const groups = [...new Set(results.map((r) => r.workers))];
@@ -506,6 +541,7 @@ function render(report) {
   const files = {};
   verdictLines(report, out);
   relativeTables(report, out, files);
+  predictionSection(report, out);
   mainTables(report, out);
   frameworkCost(results, settings, out);
   pairsSection(results, settings, out);

@@ -37,6 +37,8 @@ const READY_LINE = /listening on (http:\/\/[^\s"]+)/;
  *   `--workers` counts and what a response body is
  * @property {BenchTier[]} tiers
  * @property {string[]} [soakTiers]
+ * @property {string} [prediction] tier-bench-profile's profile.json (relative to this file): where it
+ *   exists, the report shows each tier's predicted range beside its ratios
  * @property {{ description: string, paths: string[], lengths?: number[], ofLength?: (bytes: number) => string[] }} requests
  *   GET paths in rotation; `ofLength` gives paths whose input is `bytes` long,
  *   for each of `lengths` (the cost-against-input-size curve)

@@ -32,10 +32,16 @@ function parseFrom(from, dir) {
   return { file: path.relative(dir, absolute), exportName };
 }
 
-/** The scripts a function's ladder adds, by name (`names`: lib/names.js). */
-function scriptsFor({ name, snake }) {
+/**
+ * The scripts a function's ladder adds, by name (`names`: lib/names.js;
+ * `source`: the function, { file, exportName }). `NAME:profile` comes first:
+ * what a port can buy, measured before anyone writes Rust.
+ */
+function scriptsFor({ name, snake }, source) {
   const dir = `rust/${name}`;
   return {
+    [`${name}:profile`]: `tier-bench-profile --config ${dir}/bench.config.js --function ${source.file}#${source.exportName}`
+      + ` --out ${dir}/profile-out -- node ${dir}/js/server.js --tier js --port 0`,
     [`${name}:build`]: `node ${dir}/build.js`,
     // The addon's crate has no tests to link: napi symbols resolve only inside Node.
     [`${name}:test`]: `cargo test --manifest-path ${dir}/Cargo.toml -p ${snake}_core -p ${snake}_cli -p ${snake}_ffi`
@@ -45,14 +51,14 @@ function scriptsFor({ name, snake }) {
 }
 
 /** What package.json gains: { section: { key: value } } for every key it lacks; throws if a script name is taken. */
-function additions(pkg, names) {
+function additions(pkg, names, source) {
   const has = (dep) => Boolean(pkg.dependencies?.[dep] ?? pkg.devDependencies?.[dep]);
   const out = {};
   for (const [section, deps] of Object.entries(NEEDS)) {
     const missing = Object.entries(deps).filter(([dep]) => !has(dep));
     if (missing.length) out[section] = Object.fromEntries(missing);
   }
-  const scripts = scriptsFor(names);
+  const scripts = scriptsFor(names, source);
   const taken = Object.keys(scripts).filter((s) => pkg.scripts && s in pkg.scripts);
   if (taken.length) throw new Error(`package.json has script${taken.length > 1 ? 's' : ''} ${taken.join(', ')} already`);
   out.scripts = scripts;

@@ -16,15 +16,17 @@ after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 describe('create-rust-ladder: the project', () => {
   it('adds only what package.json lacks, in either dependency section', () => {
-    const adds = additions({ dependencies: { express: '^4.21.0' }, devDependencies: { 'tier-adapters': 'file:x.tgz' } }, spellings('word-count'));
+    const source = { file: 'src/count.js', exportName: 'wordCount' };
+    const adds = additions({ dependencies: { express: '^4.21.0' }, devDependencies: { 'tier-adapters': 'file:x.tgz' } }, spellings('word-count'), source);
     assert.deepEqual(Object.keys(adds), ['devDependencies', 'scripts']);
     assert.deepEqual(Object.keys(adds.devDependencies), ['tier-bench', '@napi-rs/cli']);
-    assert.deepEqual(Object.keys(adds.scripts), ['word-count:build', 'word-count:test', 'word-count:bench']);
+    assert.deepEqual(Object.keys(adds.scripts), ['word-count:profile', 'word-count:build', 'word-count:test', 'word-count:bench']);
+    assert.match(adds.scripts['word-count:profile'], /^tier-bench-profile --config rust\/word-count\/bench\.config\.js --function src\/count\.js#wordCount /);
     assert.match(adds.scripts['word-count:test'], /-p word_count_core -p word_count_cli -p word_count_ffi && /);
   });
 
   it('refuses a script name that is taken', () => {
-    assert.throws(() => additions({ scripts: { 'word-count:bench': 'x' } }, spellings('word-count')), /^Error: package\.json has script word-count:bench already$/);
+    assert.throws(() => additions({ scripts: { 'word-count:bench': 'x' } }, spellings('word-count'), { file: 'src/count.js', exportName: 'wordCount' }), /^Error: package\.json has script word-count:bench already$/);
   });
 
   it("writes package.json in its own indentation, its keys where they were", () => {

@@ -134,7 +134,7 @@ describe('the toolkit in a team\'s own service', { timeout: 15 * 60_000 }, () =>
       if (typeof value !== 'object') assert.equal(pkg[key], value, key);
       else for (const [k, v] of Object.entries(value)) assert.equal(pkg[key][k], v, `${key}.${k}`);
     }
-    assert.deepEqual(Object.keys(pkg.scripts).slice(-3), [`${NAME}:build`, `${NAME}:test`, `${NAME}:bench`]);
+    assert.deepEqual(Object.keys(pkg.scripts).slice(-4), [`${NAME}:profile`, `${NAME}:build`, `${NAME}:test`, `${NAME}:bench`]);
     // A second run collides with the first.
     const again = run(null, 'npm', ...exec(NAME, '--from', 'src/csv-to-json.js#csvToJson', '--yes'));
     assert.equal(again.status, 1);
@@ -229,7 +229,7 @@ describe('a new service in an empty directory', { timeout: 5 * 60_000 }, () => {
     assert.equal(made.status, 0, made.stderr);
     assert.match(made.stdout, /Then make it yours: src\/slug\.js and port\(\)/);
     const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
-    assert.deepEqual(Object.keys(pkg.scripts), ['start', 'slug:build', 'slug:test', 'slug:bench']);
+    assert.deepEqual(Object.keys(pkg.scripts), ['start', 'slug:profile', 'slug:build', 'slug:test', 'slug:bench']);
     assert.deepEqual(Object.keys(pkg.dependencies), ['express', 'tier-adapters']);
     for (const file of ['src/slug.js', '.gitignore', 'rust/slug/.gitignore', 'rust/slug/Cargo.toml', 'rust/slug/js/reference.js']) assert.ok(fs.existsSync(path.join(dir, file)), file);
     // The packages from their tarballs (no registry has them here), then the rest.

@@ -18,6 +18,8 @@ module.exports = defineConfig({
     command: ({ node }) => [node, path.join(__dirname, 'js/server.js'), '--tier', name, '--port', '0'],
   })),
   soakTiers: ['cli-pool', 'napi-async'],
+  // `npm run {{name}}:profile` writes it: the report shows each tier's predicted range beside its ratios.
+  prediction: 'profile-out/profile.json',
   notes: { workers: 'js/server.js is one process: it takes no worker count', body: "the function's output" },
   requests: {
     description: 'the valid inputs of corpus.json',

@@ -1,0 +1,52 @@
+'use strict';
+
+// tier-bench-profile's predictions against what the ports then measured:
+// each committed prediction (bench/results/predictions/SERVICE/profile.json,
+// made before the benchmark run beside it) holds every measured one-worker
+// ratio at or below its ceiling, within the measurement's 95% interval, and
+// napi's CPU-per-request ratio at 0.7 of its ceiling or more, so the ceiling
+// says something. The commands that made both: docs/porting.md.
+const { describe, it } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { rpsRatio } = require('../../bench/lib/report');
+
+const DIR = path.resolve(__dirname, '../../bench/results/predictions');
+const INFORMATIVE = 0.7;
+
+for (const service of fs.readdirSync(DIR).filter((d) => fs.existsSync(path.join(DIR, d, 'profile.json')))) {
+  describe(`the prediction for ${service}`, () => {
+    const profile = JSON.parse(fs.readFileSync(path.join(DIR, service, 'profile.json'), 'utf8'));
+    const measured = JSON.parse(fs.readFileSync(path.join(DIR, service, 'measured/results.json'), 'utf8'));
+    const row = (tier) => measured.results.find((r) => r.tier === tier && r.workers === 1);
+    // Higher is better, as the prediction gives it: js's CPU per request over the tier's.
+    const cpu = (r) => {
+      const st = r.ratios.serverCpuUsPerRequest;
+      return { estimate: 1 / st.estimate, low: 1 / st.high, high: 1 / st.low };
+    };
+    const predicted = profile.prediction.tiers.filter((t) => row(t.name));
+
+    it('was made before the measurement', () => {
+      assert.ok(predicted.length >= 4, `${predicted.length} predicted tiers were measured`);
+      assert.ok(Date.parse(profile.finished) < Date.parse(measured.settings.started), 'the profile finished before the benchmark began');
+    });
+
+    for (const t of predicted) {
+      it(`${t.name}: measured req/s and CPU per request at or below the ceiling`, () => {
+        const r = row(t.name);
+        // A lower bound ("≥": the server does at least that) is held the same way, by its interval's low end.
+        const rpsLow = rpsRatio(r).ratio.low;
+        assert.ok(rpsLow <= t.ceiling.rps, `req/s ${rpsLow.toFixed(2)}x > ceiling ${t.ceiling.rps.toFixed(2)}x`);
+        const c = cpu(r);
+        assert.ok(c.low <= t.ceiling.cpu, `CPU ${c.low.toFixed(2)}x (interval low) > ceiling ${t.ceiling.cpu.toFixed(2)}x`);
+      });
+    }
+
+    it(`napi's CPU-per-request ratio is at least ${INFORMATIVE} of its ceiling`, () => {
+      const t = predicted.find((x) => x.name === 'napi');
+      const c = cpu(row('napi'));
+      assert.ok(c.high >= INFORMATIVE * t.ceiling.cpu, `${c.high.toFixed(2)}x < ${INFORMATIVE} x ${t.ceiling.cpu.toFixed(2)}x`);
+    });
+  });
+}
