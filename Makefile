@@ -10,7 +10,7 @@ NODE_VERSION := $(shell cat .nvmrc)
 OTHER_NODE_VERSIONS := $(filter-out $(NODE_VERSION),$(shell awk '!/^\#/ && NF { print $$1 }' scripts/node-versions))
 export PATH := $(CURDIR)/target/node/$(NODE_VERSION)/bin:$(PATH)
 
-.PHONY: setup setup-bench build build-bench build-artifacts build-rust build-napi build-wasm build-testing package image bench bench-full bench-core soak serve deploy test test-rust test-node test-node-lines test-runtimes fuzz lint clean
+.PHONY: setup setup-bench build build-bench build-artifacts build-rust build-napi build-wasm build-calibration build-testing package image bench bench-full bench-core soak serve deploy test test-rust test-node test-node-lines test-runtimes fuzz lint clean
 
 setup:
 	scripts/setup.sh
@@ -24,7 +24,7 @@ build: setup build-artifacts
 
 build-bench: setup-bench build-artifacts
 
-build-artifacts: build-rust build-napi build-wasm
+build-artifacts: build-rust build-napi build-wasm build-calibration
 
 # The binaries, and qr_ffi's C-ABI library (tier ffi) that --bins leaves out.
 build-rust:
@@ -38,6 +38,13 @@ build-wasm:
 # @napi-rs/cli builds qr_napi and writes its index.js / index.d.ts loader.
 build-napi:
 	npm run build -w qr_napi
+
+# The identity ladder tier-bench's calibration measures each tier's boundary
+# with (bench/lib/calibrate.js): create-rust-ladder's template rendered into
+# bench/calibration/ladder and built by its own build.js, into target/ after
+# the workspace's crates so that it reuses their dependencies; shipped prebuilt.
+build-calibration:
+	node bench/calibration/build.js
 
 # Test-only variants (cargo feature `testing`) in target/testing: never shipped.
 build-testing:
@@ -108,6 +115,10 @@ lint:
 # and the core for Wasm with SIMD128, as shipped: linted so they keep compiling.
 	$(CARGO) clippy -p qr_napi --features external-buffer -- -D warnings
 	$(CARGO) clippy -p qr_wasm --target wasm32-unknown-unknown --features js-array-return -- -D warnings
+# The calibration's identity ladder (make build-calibration renders it): its port and what the template makes of it.
+	rustfmt --check --edition 2021 bench/calibration/port.rs
+	$(CARGO) fmt --manifest-path bench/calibration/ladder/Cargo.toml --all --check
+	$(CARGO) clippy --manifest-path bench/calibration/ladder/Cargo.toml --target-dir target --workspace --all-targets -- -D warnings
 
 test-rust:
 	$(CARGO) test --workspace
@@ -136,4 +147,4 @@ test-runtimes:
 
 clean:
 	$(CARGO) clean
-	rm -rf node_modules node-server/node_modules bench/out dist
+	rm -rf node_modules node-server/node_modules bench/out dist bench/calibration/ladder

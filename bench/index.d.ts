@@ -76,3 +76,50 @@ export function tierCommand(
   options?: { config?: BenchConfig; workers?: number; args?: string[]; cpus?: string; env?: NodeJS.ProcessEnv; node?: string; nodeArgs?: string[] },
 ): [string, string[]];
 export const READY_LINE: RegExp;
+
+/** A size pair the function saw: its input's and its output's bytes. */
+export interface CalibrationSize {
+  input: number;
+  output: number;
+  /** Where the pair used differs from the one asked (an input shorter than its head, a size over 1 MiB). */
+  note?: string;
+}
+export interface CalibratedTier {
+  /** CPU µs per call on the calling (main) thread; median of the passes. */
+  mainUs: number;
+  /** CPU µs per call of the whole process tree: every thread, child processes live or exited. */
+  totalUs: number;
+  /** The part of totalUs spent in child processes (a process per call, a worker pool). */
+  childrenUs: number;
+  /** The same, net of the `js` tier (the identity in JavaScript on the same adapter), floored at 0. */
+  boundaryMainUs: number;
+  boundaryTotalUs: number;
+  /** Calls and wall time, summed over the passes. */
+  calls: number;
+  wallMs: number;
+  /** Calls kept in flight. */
+  concurrency: number;
+  passes: { mainUs: number; totalUs: number; childrenUs: number; calls: number; wallMs: number }[];
+}
+export type CalibrationTier = 'js' | 'cli' | 'cli-pool' | 'wasm' | 'napi' | 'ffi' | 'napi-async';
+/**
+ * Each tier's boundary cost per call on this machine, for the sizes given: a
+ * prebuilt identity through create-rust-ladder's tiers, each in a fresh Node
+ * process. No Rust toolchain needed; prebuilt for linux-x64 (glibc).
+ */
+export function calibrate(options: {
+  sizes: { input: number; output: number }[];
+  tiers?: CalibrationTier[];
+  seconds?: number;
+  warmSeconds?: number;
+  passes?: number;
+  node?: string;
+  concurrency?: Partial<Record<CalibrationTier, number>>;
+  log?: (line: string) => void;
+}): Promise<{
+  node: string;
+  sizes: CalibrationSize[];
+  seconds: number;
+  passes: number;
+  tiers: Partial<Record<CalibrationTier, CalibratedTier | { skipped: string }>>;
+}>;

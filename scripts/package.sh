@@ -9,7 +9,8 @@
 #   qr-toolkit-wasm-VERSION.tgz   the Wasm package: nodejs and web builds behind `exports`
 #   tier-adapters-VERSION.tgz, tier-bench-VERSION.tgz, create-rust-ladder-VERSION.tgz
 #                                 the toolkit for any service: adapters + HTTP server, the
-#                                 benchmark command, the initializer (docs/porting.md)
+#                                 benchmark command (with the calibration's prebuilt identity
+#                                 ladder, make build-calibration), the initializer (docs/porting.md)
 #   qr_server-x86_64-unknown-linux-musl, qr_cli-x86_64-unknown-linux-musl
 #                                 static executables: one file to deploy
 # Prints each artifact's size.
@@ -80,7 +81,10 @@ echo '{ "type": "module" }' > "$stage/web/package.json"
 
 # The toolkit's own packages, nothing QR in them: the adapters with the HTTP
 # layer (tier-adapters), the benchmark as a command (tier-bench) and the
-# initializer (create-rust-ladder). No Rust inside: they install anywhere.
+# initializer (create-rust-ladder). No Rust toolchain needed to install or
+# run them: tier-bench carries the calibration's identity ladder prebuilt
+# (bench/calibration: an addon, a Wasm module, a CLI, a C-ABI library) for
+# the platform that built it, and skips its native tiers anywhere else.
 for dir in tier-adapters bench scaffold; do
   npm pack --silent --pack-destination dist "./$dir" >/dev/null
 done

@@ -1,0 +1,17 @@
+'use strict';
+
+// A native artifact's platform as napi-rs names it (linux-x64-gnu): the
+// calibration's prebuilt identity runs only where it was built.
+
+/** This Node's platform, architecture and, on Linux, C library. */
+function platformOf() {
+  const linux = process.platform === 'linux';
+  // Node reports the glibc it runs on; on musl there is none.
+  const libc = linux ? (process.report.getReport().header.glibcVersionRuntime ? 'gnu' : 'musl') : null;
+  return { platform: process.platform, arch: process.arch, libc };
+}
+
+/** `linux-x64-gnu`, `darwin-arm64`. */
+const platformName = ({ platform, arch, libc }) => [platform, arch, libc].filter(Boolean).join('-');
+
+module.exports = { platformOf, platformName };
