@@ -33,9 +33,9 @@ function predict(js, free, { callsPerRequest: k, cores, boundaries }) {
   const rpsOf = (mainUs, cpuUs) => Math.min((free.mainCores * 1e6) / mainUs, (cores * 1e6) / (cpuUs + free.generatorUs));
   const point = (mainUs, cpuUs) => ({ mainUs, cpuUs, rps: rpsOf(mainUs, cpuUs) / js.rps, cpu: js.cpuUs / cpuUs });
   const tiers = [];
-  for (const [name, boundary] of Object.entries(boundaries)) {
-    const rung = RUNGS[name];
-    if (!rung) continue;
+  for (const [name, rung] of Object.entries(RUNGS)) {
+    const boundary = boundaries[name];
+    if (!boundary) continue;
     const mainUs = free.mainUs + k * boundary.mainUs;
     const cpuUs = free.cpuUs + k * boundary.totalUs;
     tiers.push({
@@ -51,31 +51,41 @@ function predict(js, free, { callsPerRequest: k, cores, boundaries }) {
 
 // Below this, a port is not worth its build, its binaries and its reviews.
 const WORTH = 1.1;
+// A ceiling below this loses to the JavaScript: a whole percent, not a rounding.
+const LOSS = 0.99;
+// Ceilings closer than this are within the calibration's noise.
+const TIE = 0.95;
 
 /** The verdict: what to try first, what loses and why, or why not to port. Lines of plain text. */
 function verdict({ function: fn, free, tiers }, { name = 'the function' } = {}) {
   const pct = (x) => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
   const x = (r) => `${r.toFixed(2)}x`;
   const lines = [];
-  const best = [...tiers].sort((a, b) => b.ceiling.rps - a.ceiling.rps || b.ceiling.cpu - a.ceiling.cpu)[0];
+  // Rungs within TIE of the best are one choice: the ladder's order (RUNGS) picks among them.
+  const top = Math.max(...tiers.map((t) => t.ceiling.rps));
+  const tied = tiers.filter((t) => t.ceiling.rps >= top * TIE);
+  const best = tied[0];
   lines.push(
     `${name} is ${pct(fn.share)} of the service's CPU per request (${fn.cpuUs.toFixed(1)} of ` +
       `${(fn.cpuUs / fn.share).toFixed(1)} us, ${fn.callsPerRequest.toFixed(2)} calls): ` +
       `even free, a port could reach ${x(free.rps)} the req/s and ${x(free.cpu)} the CPU per request.`,
   );
   if (!best || best.ceiling.rps < WORTH) {
+    const gain = best ? `${best.ceiling.rps >= 1 ? '+' : ''}${((best.ceiling.rps - 1) * 100).toFixed(1)}% req/s` : 'n/a';
     lines.push(
-      `Do not port it: no rung can buy ${pct(WORTH - 1)} (the best, ${best?.name ?? 'none'}, ` +
-        `${best ? x(best.ceiling.rps) : 'n/a'} at most). Move a larger piece of the request into the function first.`,
+      `Do not port it: no rung can buy ${pct(WORTH - 1)} (the best, ${best?.name ?? 'none'}, ${gain} at most). ` +
+        'Move a larger piece of the request into the function first.',
     );
   } else {
+    const others = tied.slice(1).map((t) => t.name);
+    const alike = others.length ? ` (${others.join(' and ')} within ${pct(1 - TIE)} of it)` : '';
     lines.push(
-      `Try ${best.name} first (${best.what}): at most ${x(best.ceiling.rps)} the req/s and ${x(best.ceiling.cpu)} ` +
+      `Try ${best.name} first (${best.what})${alike}: at most ${x(best.ceiling.rps)} the req/s and ${x(best.ceiling.cpu)} ` +
         `the CPU per request; ${x(best.floor.rps)} and ${x(best.floor.cpu)} if Rust is no faster than the JavaScript.`,
     );
   }
   for (const t of tiers) {
-    if (t.ceiling.rps >= 1 && t.ceiling.cpu >= 1) continue;
+    if (t.ceiling.rps >= LOSS && t.ceiling.cpu >= LOSS) continue;
     const lost = t.ceiling.rps < 1 ? `${x(t.ceiling.rps)} the req/s` : `${x(t.ceiling.cpu)} the CPU per request`;
     lines.push(
       `${t.name} loses even if Rust costs nothing (${lost}): its boundary costs ` +
