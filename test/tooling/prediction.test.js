@@ -43,6 +43,17 @@ for (const service of fs.readdirSync(DIR).filter((d) => fs.existsSync(path.join(
       });
     }
 
+    it('the verdict is right about which tiers win and which lose', () => {
+      for (const t of predicted) {
+        const r = row(t.name);
+        for (const [figure, measuredRatio] of [['rps', rpsRatio(r).ratio.estimate], ['cpu', cpu(r).estimate]]) {
+          // A range wholly above 1 is a win, wholly below a loss; one that holds 1 claims neither.
+          if (t.floor[figure] > 1) assert.ok(measuredRatio > 1, `${t.name} ${figure}: predicted a win, measured ${measuredRatio}`);
+          if (t.ceiling[figure] < 1) assert.ok(measuredRatio < 1, `${t.name} ${figure}: predicted a loss, measured ${measuredRatio}`);
+        }
+      }
+    });
+
     it(`napi's CPU-per-request ratio is at least ${INFORMATIVE} of its ceiling`, () => {
       const t = predicted.find((x) => x.name === 'napi');
       const c = cpu(row('napi'));
