@@ -11,6 +11,7 @@ const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { createMeter, closed } = require('./lib/measure');
 const { loadConfig } = require('./lib/tier-config');
+const { tierCommand } = require('./lib/launch');
 const { median } = require('./lib/stats');
 const { startService } = require('./lib/profile/service');
 const { attribute } = require('./lib/profile/attribute');
@@ -26,6 +27,7 @@ const SIZES_CALIBRATED = 5;
 const FREE = ['free-1', 'free-2'];
 
 const USAGE = `Usage: tier-bench-profile [options] -- node SERVER.js [ARGS...]
+       tier-bench-profile --config FILE --tier NAME [options]
 
 Starts the service (it must print its URL, or its port, when ready), drives
 it at saturation with your requests and V8's CPU profiler on, ranks the
@@ -38,12 +40,14 @@ Each rung's boundary is measured with those sizes through a prebuilt identity
   --function FILE#NAME  the function to port (default: the top candidate of the profile)
   --paths FILE          the request paths: a JSON array, or one per line
   --config FILE         or the paths of a tier-bench configuration (requests.paths)
+  --tier NAME           with --config: the service is that tier's command, not one after --
   --ready REGEX         the line that says it is ready; group 1 is its URL or port
                         (default: "listening on (http://...)")
   --connections N       concurrent connections (default: 100)
   --rounds N            alternating windows of the service as it is and with the
                         function free (default: ${ROUNDS})
   --duration S          seconds measured per window, after ${WARMUP_S} s of warm-up (default: ${DURATION_S})
+  --quick               one short round and one short calibration pass (for CI)
   --out DIR             where report.md, profile.json and cpu.cpuprofile go (default: profile-out)`;
 
 function parseOptions(argv) {
@@ -54,21 +58,30 @@ function parseOptions(argv) {
       function: { type: 'string' },
       paths: { type: 'string' },
       config: { type: 'string' },
+      tier: { type: 'string' },
       ready: { type: 'string' },
       connections: { type: 'string', default: '100' },
-      rounds: { type: 'string', default: String(ROUNDS) },
-      duration: { type: 'string', default: String(DURATION_S) },
+      rounds: { type: 'string' },
+      duration: { type: 'string' },
+      quick: { type: 'boolean', default: false },
       out: { type: 'string', default: 'profile-out' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) return null;
-  if (!positionals.length) throw new Error('no service command: tier-bench-profile [options] -- node server.js');
+  const config = values.config ? loadConfig(values.config) : null;
+  let command = positionals;
+  if (values.tier) {
+    if (!config) throw new Error('--tier needs --config: the tier\'s command comes from it');
+    const [exe, args] = tierCommand(values.tier, { config });
+    command = [exe, ...args];
+  }
+  if (!command.length) throw new Error('no service command: tier-bench-profile [options] -- node server.js');
   let paths;
   if (values.paths) {
     const text = fs.readFileSync(values.paths, 'utf8');
     paths = text.trimStart().startsWith('[') ? JSON.parse(text) : text.split('\n').map((l) => l.trim()).filter(Boolean);
-  } else if (values.config) paths = loadConfig(values.config).requests.paths;
+  } else if (config) paths = config.requests.paths;
   else throw new Error('which requests? --paths FILE or --config FILE');
   let target = null;
   if (values.function) {
@@ -79,13 +92,15 @@ function parseOptions(argv) {
     target = { file, name: match[2] };
   }
   return {
-    command: positionals,
+    command,
     paths,
     target,
     ready: values.ready ? new RegExp(values.ready) : undefined,
     connections: Number(values.connections),
-    rounds: Number(values.rounds),
-    duration: Number(values.duration),
+    rounds: Number(values.rounds ?? (values.quick ? 1 : ROUNDS)),
+    duration: Number(values.duration ?? (values.quick ? 1 : DURATION_S)),
+    // Quick: one short pass of each rung's identity, enough to check the pipeline, not to decide.
+    calibration: values.quick ? { passes: 1, seconds: 0.5, warmSeconds: 0.1 } : {},
     out: path.resolve(values.out),
   };
 }
@@ -225,7 +240,7 @@ async function main() {
   log('profile: each rung\'s boundary, with these sizes, through the prebuilt identity');
   // Loaded here: the identity's binaries are looked up only when needed.
   const { calibrate } = require('./lib/calibrate');
-  const calibration = await calibrate({ sizes: measured.sizes });
+  const calibration = await calibrate({ sizes: measured.sizes, ...options.calibration });
   const boundaries = Object.fromEntries(
     Object.entries(calibration.tiers)
       .filter(([name, t]) => name !== 'js' && !t.skipped)
@@ -237,7 +252,8 @@ async function main() {
   // From this process's start: the time a team waits for the verdict.
   const seconds = process.uptime();
   const result = {
-    command: options.command,
+    // As a reader would type it: this node's path says nothing about the service.
+    command: options.command.map((word) => (word === process.execPath ? 'node' : word)),
     function: { file: path.relative(process.cwd(), target.file), name: target.name },
     seconds,
     finished: new Date().toISOString(),

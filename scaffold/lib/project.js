@@ -40,8 +40,8 @@ function parseFrom(from, dir) {
 function scriptsFor({ name, snake }, source) {
   const dir = `rust/${name}`;
   return {
-    [`${name}:profile`]: `tier-bench-profile --config ${dir}/bench.config.js --function ${source.file}#${source.exportName}`
-      + ` --out ${dir}/profile-out -- node ${dir}/js/server.js --tier js --port 0`,
+    [`${name}:profile`]: `tier-bench-profile --config ${dir}/bench.config.js --tier js`
+      + ` --function ${source.file}#${source.exportName} --out ${dir}/profile-out`,
     [`${name}:build`]: `node ${dir}/build.js`,
     // The addon's crate has no tests to link: napi symbols resolve only inside Node.
     [`${name}:test`]: `cargo test --manifest-path ${dir}/Cargo.toml -p ${snake}_core -p ${snake}_cli -p ${snake}_ffi`

@@ -21,7 +21,7 @@ describe('create-rust-ladder: the project', () => {
     assert.deepEqual(Object.keys(adds), ['devDependencies', 'scripts']);
     assert.deepEqual(Object.keys(adds.devDependencies), ['tier-bench', '@napi-rs/cli']);
     assert.deepEqual(Object.keys(adds.scripts), ['word-count:profile', 'word-count:build', 'word-count:test', 'word-count:bench']);
-    assert.match(adds.scripts['word-count:profile'], /^tier-bench-profile --config rust\/word-count\/bench\.config\.js --function src\/count\.js#wordCount /);
+    assert.match(adds.scripts['word-count:profile'], /^tier-bench-profile --config rust\/word-count\/bench\.config\.js --tier js --function src\/count\.js#wordCount /);
     assert.match(adds.scripts['word-count:test'], /-p word_count_core -p word_count_cli -p word_count_ffi && /);
   });
 

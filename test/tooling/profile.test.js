@@ -119,8 +119,8 @@ test('a short profile of a team\'s service, with no Rust toolchain on PATH', { t
   fs.writeFileSync(pathsFile, JSON.stringify(inputs.map((i) => `/convert?csv=${encodeURIComponent(i)}`)));
   const env = { ...process.env, PORT: '0', PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` };
   assert.ok(spawnSync('cargo', ['--version'], { env }).error, 'cargo must not be on the PATH of this run');
-  const args = [path.join(ROOT, 'bench/profile.js'), '--paths', pathsFile, '--ready', 'on (\\d+)', '--rounds', '1',
-    '--duration', '1', '--out', out, '--', process.execPath, 'server.js'];
+  const args = [path.join(ROOT, 'bench/profile.js'), '--paths', pathsFile, '--ready', 'on (\\d+)', '--quick',
+    '--out', out, '--', process.execPath, 'server.js'];
   const run = spawnSync(process.execPath, args, { cwd: SERVICE, env, encoding: 'utf8', timeout: 170_000 });
   assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
   const result = JSON.parse(fs.readFileSync(path.join(out, 'profile.json'), 'utf8'));

@@ -142,6 +142,20 @@ describe('the toolkit in a team\'s own service', { timeout: 15 * 60_000 }, () =>
     ok(run('npm install (what it added)', 'npm', 'install', '--prefer-offline', '--no-audit', '--no-fund'));
   });
 
+  it('3b. profiles the function before any Rust, with no cargo on PATH', () => {
+    const noCargo = { ...ENV, PATH: ENV.PATH.split(':').filter((dir) => !fs.existsSync(path.join(dir, 'cargo'))).join(':') };
+    assert.ok(spawnSync('cargo', ['--version'], { env: noCargo }).error, 'cargo is off PATH');
+    const started = Date.now();
+    const profiled = spawnSync('npm', ['run', `${NAME}:profile`, '--', '--quick'], { cwd: service, env: noCargo, encoding: 'utf8' });
+    timings.push(`npm run ${NAME}:profile -- --quick: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    ok(profiled);
+    const { function: fn, prediction } = JSON.parse(fs.readFileSync(path.join(service, LADDER, 'profile-out/profile.json'), 'utf8'));
+    assert.deepEqual(fn, { file: 'src/csv-to-json.js', name: 'csvToJson' });
+    // Every rung this Node can serve, predicted from the identity tier-bench's package carries prebuilt.
+    assert.deepEqual(prediction.tiers.map((t) => t.name).sort(), TIERS.filter((t) => t !== 'js').sort());
+    assert.match(profiled.stdout, /^src\/csv-to-json\.js#csvToJson is \d/m);
+  });
+
   it('4. builds the team\'s port, lint-clean', () => {
     // What the team writes: the port, and its own inputs in the corpus.
     const lib = path.join(service, LADDER, 'core/src/lib.rs');
@@ -187,7 +201,11 @@ describe('the toolkit in a team\'s own service', { timeout: 15 * 60_000 }, () =>
     }
     assert.match(settings.command, /^tier-bench --config rust\/csv-to-json\/bench\.config\.js/);
     assert.equal(settings.requests.paths, 11);
-    assert.match(fs.readFileSync(path.join(out, 'report.md'), 'utf8'), /^# csv-to-json tiers: benchmark report$/m);
+    const report = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
+    assert.match(report, /^# csv-to-json tiers: benchmark report$/m);
+    // Step 3b's prediction, beside what the port measured.
+    assert.match(report, /^## Against the prediction$/m);
+    assert.match(report, /^\| napi \| .* \| (in range|below the floor|\*\*above the ceiling\*\*) \|/m);
   });
 
   it('7. the parity test catches a port that drifts from the original', () => {
