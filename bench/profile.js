@@ -48,6 +48,7 @@ Each rung's boundary is measured with those sizes through a prebuilt identity
                         function free (default: ${ROUNDS})
   --duration S          seconds measured per window, after ${WARMUP_S} s of warm-up (default: ${DURATION_S})
   --quick               one short round and one short calibration pass (for CI)
+  --render DIR          measure nothing: DIR/profile.json's prediction and report again
   --out DIR             where report.md, profile.json and cpu.cpuprofile go (default: profile-out)`;
 
 function parseOptions(argv) {
@@ -168,25 +169,23 @@ async function run(options) {
   }
   // The service as it is, and the function free in two launches of their
   // own: a launch of the same server can settle into a pace 30% apart from
-  // another's on a shared VM, and the faster one is the ceiling. The free
-  // ones learn their answers from one pass over the requests, not from load:
-  // a heap that served the JavaScript under load is not the heap of a port.
+  // another's on a shared VM, and the faster one is the ceiling. Each is
+  // warmed under load as it is (the free ones learn their answers then): a
+  // server that never saw load runs its first windows with a heap and code
+  // not yet sized for it, and cost 30% more per request in them here.
   const services = { js: await start(target) };
   const meters = {};
   try {
     for (const key of FREE) services[key] = await start(target);
     for (const [key, s] of Object.entries(services)) meters[key] = createMeter({ child: s.child, url: s.url }, { entry: {}, workers: 1 });
     const job = closed(options.connections, options.paths, WARMUP_S, options.duration);
-    await meters.js.window(job, { label: 'warm-up' });
+    for (const [key, meter] of Object.entries(meters)) await meter.window(job, { label: `warm-up ${key}` });
     const first = await services.js.call('stats');
     if (first.unwrappable) throw new Error(first.unwrappable);
     if (!first.wrapped) throw new Error(`${target.file} was never loaded, or binds no ${target.name}: is it the service's?`);
     if (!first.calls) throw new Error(`${target.name} was never called by these requests`);
     const callsPerRequest = await countCalls(services.js, options.paths);
-    for (const key of FREE) {
-      await countCalls(services[key], options.paths);
-      await services[key].call('mode', { mode: 'free' });
-    }
+    for (const key of FREE) await services[key].call('mode', { mode: 'free' });
     const windows = Object.fromEntries(Object.keys(services).map((k) => [k, []]));
     // The order rotates each round: drift over the run weighs on each alike.
     const order = Object.keys(services);
@@ -233,41 +232,54 @@ async function countCalls(service, paths) {
   return ((await service.call('stats')).calls - before) / sent.length;
 }
 
+/** The prediction and verdict from what was measured: the same for a fresh run and a --render. */
+function conclude(result) {
+  const boundaries = Object.fromEntries(
+    Object.entries(result.calibration.tiers)
+      .filter(([name, t]) => name !== 'js' && !t.skipped)
+      .map(([name, t]) => [name, { mainUs: t.boundaryMainUs, totalUs: t.boundaryTotalUs }]),
+  );
+  const { js, free, callsPerRequest, cores } = result.measured;
+  const prediction = predict(js, free, { callsPerRequest, cores, boundaries });
+  const lines = verdict(prediction, { name: `${result.function.file}#${result.function.name}` });
+  return { ...result, prediction, verdict: lines };
+}
+
+function write(out, result) {
+  fs.writeFileSync(path.join(out, 'profile.json'), `${JSON.stringify(result, null, 2)}\n`);
+  fs.writeFileSync(path.join(out, 'report.md'), renderReport(result));
+  console.log(result.verdict.join('\n'));
+}
+
 async function main() {
-  const options = parseOptions(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  if (argv[0] === '--render') {
+    // Measure nothing: a profile.json's prediction and report again, with this version's model.
+    const out = path.resolve(argv[1] ?? 'profile-out');
+    const result = JSON.parse(fs.readFileSync(path.join(out, 'profile.json'), 'utf8'));
+    return write(out, { ...conclude(result), rendered: new Date().toISOString() });
+  }
+  const options = parseOptions(argv);
   if (!options) return console.log(USAGE);
   const { target, profiled, measured } = await run(options);
   log('profile: each rung\'s boundary, with these sizes, through the prebuilt identity');
   // Loaded here: the identity's binaries are looked up only when needed.
   const { calibrate } = require('./lib/calibrate');
   const calibration = await calibrate({ sizes: measured.sizes, ...options.calibration });
-  const boundaries = Object.fromEntries(
-    Object.entries(calibration.tiers)
-      .filter(([name, t]) => name !== 'js' && !t.skipped)
-      .map(([name, t]) => [name, { mainUs: t.boundaryMainUs, totalUs: t.boundaryTotalUs }]),
-  );
-  const prediction = predict(measured.js, measured.free, { callsPerRequest: measured.callsPerRequest, cores: measured.cores, boundaries });
-  const name = `${path.relative(process.cwd(), target.file)}#${target.name}`;
-  const lines = verdict(prediction, { name });
-  // From this process's start: the time a team waits for the verdict.
-  const seconds = process.uptime();
-  const result = {
+  const result = conclude({
     // As a reader would type it: this node's path says nothing about the service.
     command: options.command.map((word) => (word === process.execPath ? 'node' : word)),
     function: { file: path.relative(process.cwd(), target.file), name: target.name },
-    seconds,
+    // From this process's start: the time a team waits for the verdict.
+    seconds: process.uptime(),
     finished: new Date().toISOString(),
     node: process.version,
     measured,
     attribution: profiled.attribution,
     calibration,
-    prediction,
-    verdict: lines,
-  };
-  fs.writeFileSync(path.join(options.out, 'profile.json'), `${JSON.stringify(result, null, 2)}\n`);
-  fs.writeFileSync(path.join(options.out, 'report.md'), renderReport(result));
-  console.log(lines.join('\n'));
-  console.log(`\n${path.relative(process.cwd(), path.join(options.out, 'report.md'))} (${seconds.toFixed(0)} s)`);
+  });
+  write(options.out, result);
+  console.log(`\n${path.relative(process.cwd(), path.join(options.out, 'report.md'))} (${result.seconds.toFixed(0)} s)`);
 }
 
 if (require.main === module) {

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The five commands of docs/porting.md, timed, as a team runs them: a copy of
+# The six commands of docs/porting.md, timed, as a team runs them: a copy of
 # test/fixtures/team-service in a fresh temporary directory, the toolkit's
 # tarballs from dist/ (make package) copied beside it as a registry would
 # serve them, the team's port (test/fixtures/team-port.rs) in place of the
 # generated one. Prints each step's seconds; the benchmark's report is left
 # in DIR/orders-service/rust/csv-to-json/bench-out. BENCH_ARGS adds options
-# to the last step (e.g. --quick).
+# to the last step (e.g. --quick); OUT=DIR keeps the profile's prediction and
+# the benchmark's report there.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 dir=$(mktemp -d "${TMPDIR:-/tmp}/porting-XXXXXX")
@@ -27,6 +28,8 @@ step npm install --prefer-offline --no-audit --no-fund "$(tgz tier-adapters)"
 step npm install --save-dev --prefer-offline --no-audit --no-fund "$(tgz tier-bench)"
 step npm exec --yes --package="$(tgz create-rust-ladder)" -- create-rust-ladder csv-to-json --from src/csv-to-json.js#csvToJson --yes
 step npm install --prefer-offline --no-audit --no-fund
+# Before the port: the prediction NAME:bench shows beside what it measures.
+step npm run csv-to-json:profile
 # The port, what the team writes: the generated port() replaced by theirs.
 node -e '
   const fs = require("fs");
@@ -41,3 +44,9 @@ step npm run csv-to-json:test
 # shellcheck disable=SC2086
 step npm run csv-to-json:bench -- ${BENCH_ARGS:-}
 echo "porting-timings: report in $dir/orders-service/rust/csv-to-json/bench-out/report.md"
+# OUT: where the prediction and the run after it are kept (bench/results/predictions/NAME).
+if [[ -n "${OUT:-}" ]]; then
+  mkdir -p "$OUT/measured"
+  cp rust/csv-to-json/profile-out/{profile.json,report.md} "$OUT/"
+  cp rust/csv-to-json/bench-out/{report.md,results.json,ratios-w1.svg} "$OUT/measured/"
+fi

@@ -10,7 +10,8 @@
 // and req/s is held by the busier of two limits: the main thread at the
 // utilisation the free window reached, and the machine's cores shared with
 // the load generator (its CPU per request as measured). The ceiling takes
-// the Rust side at zero cost; the floor takes it as costly as the JavaScript.
+// the Rust side at zero cost; the floor takes it as costly as the JavaScript,
+// on the main thread wherever the rung runs it.
 
 /** Where each rung runs the function: on the event loop, on threads of the process, or in other processes. */
 const RUNGS = {
@@ -43,7 +44,9 @@ function predict(js, free, { callsPerRequest: k, cores, boundaries }) {
       ...rung,
       boundaryUsPerRequest: { main: k * boundary.mainUs, total: k * boundary.totalUs },
       ceiling: point(mainUs, cpuUs),
-      floor: point(rung.runs === 'loop' ? mainUs + fn.mainUs : mainUs, cpuUs + fn.cpuUs),
+      // Off the loop, the floor takes no credit for the other cores: the identity's hop, called in a loop,
+      // costs the main thread far less than the same hop in a served request (docs/prediction.md).
+      floor: point(mainUs + fn.mainUs, cpuUs + fn.cpuUs),
     });
   }
   return { function: { ...fn, share, callsPerRequest: k, cpuUsPerCall: k > 0 ? fn.cpuUs / k : NaN }, free: point(free.mainUs, free.cpuUs), tiers };
