@@ -119,7 +119,8 @@ function perRequest(f) {
     non2xx: f.non2xx,
   };
 }
-const medianOf = (windows) => Object.fromEntries(Object.keys(windows[0]).map((k) => [k, median(windows.map((w) => w[k]))]));
+const medianOf = (windows) =>
+  Object.fromEntries(Object.keys(windows[0]).map((k) => [k, median(windows.map((w) => w[k]))]));
 
 /** Up to `n` (input, output) byte pairs spread over what the function saw. */
 function sizesOf(samples, n = SIZES_CALIBRATED) {
@@ -177,12 +178,16 @@ async function run(options) {
   const meters = {};
   try {
     for (const key of FREE) services[key] = await start(target);
-    for (const [key, s] of Object.entries(services)) meters[key] = createMeter({ child: s.child, url: s.url }, { entry: {}, workers: 1 });
+    for (const [key, s] of Object.entries(services)) {
+      meters[key] = createMeter({ child: s.child, url: s.url }, { entry: {}, workers: 1 });
+    }
     const job = closed(options.connections, options.paths, WARMUP_S, options.duration);
     for (const [key, meter] of Object.entries(meters)) await meter.window(job, { label: `warm-up ${key}` });
     const first = await services.js.call('stats');
     if (first.unwrappable) throw new Error(first.unwrappable);
-    if (!first.wrapped) throw new Error(`${target.file} was never loaded, or binds no ${target.name}: is it the service's?`);
+    if (!first.wrapped) {
+      throw new Error(`${target.file} was never loaded, or binds no ${target.name}: is it the service's?`);
+    }
     if (!first.calls) throw new Error(`${target.name} was never called by these requests`);
     const callsPerRequest = await countCalls(services.js, options.paths);
     for (const key of FREE) await services[key].call('mode', { mode: 'free' });
@@ -194,7 +199,8 @@ async function run(options) {
         const f = await meters[key].window(job, { label: `${key} ${r + 1}` });
         windows[key].push(perRequest(f));
         const what = key === 'js' ? 'as it is' : `function free (${key})`;
-        log(`profile: round ${r + 1}, ${what}: ${f.requestsPerSecond.toFixed(0)} req/s, ${f.serverCpuUsPerRequest.toFixed(1)} us CPU/req`);
+        const figures = `${f.requestsPerSecond.toFixed(0)} req/s, ${f.serverCpuUsPerRequest.toFixed(1)} us CPU/req`;
+        log(`profile: round ${r + 1}, ${what}: ${figures}`);
       }
     }
     if (!profiled) profiled = await profileWindow(services.js, meters.js, options, profileFile);
@@ -279,7 +285,8 @@ async function main() {
     calibration,
   });
   write(options.out, result);
-  console.log(`\n${path.relative(process.cwd(), path.join(options.out, 'report.md'))} (${result.seconds.toFixed(0)} s)`);
+  const report = path.relative(process.cwd(), path.join(options.out, 'report.md'));
+  console.log(`\n${report} (${result.seconds.toFixed(0)} s)`);
 }
 
 if (require.main === module) {

@@ -29,7 +29,8 @@ for (const service of fs.readdirSync(DIR).filter((d) => fs.existsSync(path.join(
 
     it('was made before the measurement', () => {
       assert.ok(predicted.length >= 4, `${predicted.length} predicted tiers were measured`);
-      assert.ok(Date.parse(profile.finished) < Date.parse(measured.settings.started), 'the profile finished before the benchmark began');
+      const before = Date.parse(profile.finished) < Date.parse(measured.settings.started);
+      assert.ok(before, 'the profile finished before the benchmark began');
     });
 
     for (const t of predicted) {
@@ -39,7 +40,8 @@ for (const service of fs.readdirSync(DIR).filter((d) => fs.existsSync(path.join(
         const rpsLow = rpsRatio(r).ratio.low;
         assert.ok(rpsLow <= t.ceiling.rps, `req/s ${rpsLow.toFixed(2)}x > ceiling ${t.ceiling.rps.toFixed(2)}x`);
         const c = cpu(r);
-        assert.ok(c.low <= t.ceiling.cpu, `CPU ${c.low.toFixed(2)}x (interval low) > ceiling ${t.ceiling.cpu.toFixed(2)}x`);
+        const why = `CPU ${c.low.toFixed(2)}x (interval low) > ceiling ${t.ceiling.cpu.toFixed(2)}x`;
+        assert.ok(c.low <= t.ceiling.cpu, why);
       });
     }
 
@@ -48,8 +50,9 @@ for (const service of fs.readdirSync(DIR).filter((d) => fs.existsSync(path.join(
         const r = row(t.name);
         for (const [figure, measuredRatio] of [['rps', rpsRatio(r).ratio.estimate], ['cpu', cpu(r).estimate]]) {
           // A range wholly above 1 is a win, wholly below a loss; one that holds 1 claims neither.
-          if (t.floor[figure] > 1) assert.ok(measuredRatio > 1, `${t.name} ${figure}: predicted a win, measured ${measuredRatio}`);
-          if (t.ceiling[figure] < 1) assert.ok(measuredRatio < 1, `${t.name} ${figure}: predicted a loss, measured ${measuredRatio}`);
+          const said = `${t.name} ${figure}: measured ${measuredRatio.toFixed(2)}x`;
+          if (t.floor[figure] > 1) assert.ok(measuredRatio > 1, `${said}, predicted a win`);
+          if (t.ceiling[figure] < 1) assert.ok(measuredRatio < 1, `${said}, predicted a loss`);
         }
       }
     });
@@ -57,7 +60,8 @@ for (const service of fs.readdirSync(DIR).filter((d) => fs.existsSync(path.join(
     it(`napi's CPU-per-request ratio is at least ${INFORMATIVE} of its ceiling`, () => {
       const t = predicted.find((x) => x.name === 'napi');
       const c = cpu(row('napi'));
-      assert.ok(c.high >= INFORMATIVE * t.ceiling.cpu, `${c.high.toFixed(2)}x < ${INFORMATIVE} x ${t.ceiling.cpu.toFixed(2)}x`);
+      const why = `${c.high.toFixed(2)}x < ${INFORMATIVE} x ${t.ceiling.cpu.toFixed(2)}x`;
+      assert.ok(c.high >= INFORMATIVE * t.ceiling.cpu, why);
     });
   });
 }

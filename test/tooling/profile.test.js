@@ -88,7 +88,11 @@ test('the prediction: the ceiling and the floor bracket each rung, and a costly 
   const window = (rps, cpuUs, mainUs) => ({ rps, cpuUs, mainUs, generatorUs: 10, mainCores: 0.95 });
   const js = window(1000, 1000, 950);
   const free = window(20000, 50, 47.5);
-  const boundaries = { napi: { mainUs: 1, totalUs: 1 }, 'napi-async': { mainUs: 5, totalUs: 12 }, cli: { mainUs: 400, totalUs: 2500 } };
+  const boundaries = {
+    napi: { mainUs: 1, totalUs: 1 },
+    'napi-async': { mainUs: 5, totalUs: 12 },
+    cli: { mainUs: 400, totalUs: 2500 },
+  };
   const p = predict(js, free, { callsPerRequest: 1, cores: 2, boundaries });
   assert.equal(p.function.share, 0.95);
   const tier = (name) => p.tiers.find((t) => t.name === name);
@@ -115,7 +119,8 @@ test('a short profile of a team\'s service, with no Rust toolchain on PATH', { t
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'tier-bench-profile-'));
   t.after(() => fs.rmSync(out, { recursive: true, force: true }));
   const corpus = require('../fixtures/team-corpus.json');
-  const inputs = corpus.valid.map((v) => (typeof v === 'string' ? v : fs.readFileSync(path.join(SERVICE, 'samples/orders.csv'), 'utf8')));
+  const sample = fs.readFileSync(path.join(SERVICE, 'samples/orders.csv'), 'utf8');
+  const inputs = corpus.valid.map((v) => (typeof v === 'string' ? v : sample));
   const pathsFile = path.join(out, 'paths.json');
   fs.writeFileSync(pathsFile, JSON.stringify(inputs.map((i) => `/convert?csv=${encodeURIComponent(i)}`)));
   const env = { ...process.env, PORT: '0', PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` };

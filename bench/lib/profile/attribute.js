@@ -58,7 +58,10 @@ function attribute(profile, { root = process.cwd(), top = 15 } = {}) {
     busy++;
     const [leaf] = stack;
     add(groups, leaf.group, { group: leaf.group }, 'self');
-    if (leaf.user) add(functions, `${leaf.file}:${leaf.line}:${leaf.name}`, { file: leaf.file, line: leaf.line, name: leaf.name }, 'self');
+    if (leaf.user) {
+      const { file, line, name } = leaf;
+      add(functions, `${file}:${line}:${name}`, { file, line, name }, 'self');
+    }
     const seenGroups = new Set();
     const seenFunctions = new Set();
     for (const f of stack) {

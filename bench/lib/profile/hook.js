@@ -38,7 +38,16 @@ const keyOf = (args) =>
     .map((a) => (typeof a === 'string' ? a : Buffer.isBuffer(a) ? `\u0001${a.toString('latin1')}` : JSON.stringify(a)))
     .join('\u0000');
 
-const state = { mode: 'measure', calls: 0, sampled: 0, hits: 0, misses: 0, wrapped: false, samples: [], answers: new Map() };
+const state = {
+  mode: 'measure',
+  calls: 0,
+  sampled: 0,
+  hits: 0,
+  misses: 0,
+  wrapped: false,
+  samples: [],
+  answers: new Map(),
+};
 
 const sample = (input, output) => {
   // A reservoir: every answer equally likely to be kept, whatever the run's length.
@@ -126,7 +135,8 @@ const commands = {
   async startProfile({ intervalUs }) {
     session = new inspector.Session();
     session.connect();
-    const post = (method, params) => new Promise((ok, fail) => session.post(method, params, (e, r) => (e ? fail(e) : ok(r))));
+    const post = (method, params) =>
+      new Promise((ok, fail) => session.post(method, params, (e, r) => (e ? fail(e) : ok(r))));
     await post('Profiler.enable');
     await post('Profiler.setSamplingInterval', { interval: intervalUs });
     await post('Profiler.start');

@@ -26,12 +26,14 @@ const RUNGS = {
 /**
  * @param {{ rps: number, cpuUs: number, mainUs: number, generatorUs: number, mainCores: number }} js
  * @param {typeof js} free
- * @param {{ callsPerRequest: number, cores: number, boundaries: Record<string, { mainUs: number, totalUs: number }> }} options
+ * @param {{ callsPerRequest: number, cores: number,
+ *   boundaries: Record<string, { mainUs: number, totalUs: number }> }} options
  */
 function predict(js, free, { callsPerRequest: k, cores, boundaries }) {
   const fn = { cpuUs: Math.max(0, js.cpuUs - free.cpuUs), mainUs: Math.max(0, js.mainUs - free.mainUs) };
   const share = js.cpuUs > 0 ? fn.cpuUs / js.cpuUs : NaN;
-  const rpsOf = (mainUs, cpuUs) => Math.min((free.mainCores * 1e6) / mainUs, (cores * 1e6) / (cpuUs + free.generatorUs));
+  const rpsOf = (mainUs, cpuUs) =>
+    Math.min((free.mainCores * 1e6) / mainUs, (cores * 1e6) / (cpuUs + free.generatorUs));
   const point = (mainUs, cpuUs) => ({ mainUs, cpuUs, rps: rpsOf(mainUs, cpuUs) / js.rps, cpu: js.cpuUs / cpuUs });
   const tiers = [];
   for (const [name, rung] of Object.entries(RUNGS)) {
@@ -49,7 +51,11 @@ function predict(js, free, { callsPerRequest: k, cores, boundaries }) {
       floor: point(mainUs + fn.mainUs, cpuUs + fn.cpuUs),
     });
   }
-  return { function: { ...fn, share, callsPerRequest: k, cpuUsPerCall: k > 0 ? fn.cpuUs / k : NaN }, free: point(free.mainUs, free.cpuUs), tiers };
+  return {
+    function: { ...fn, share, callsPerRequest: k, cpuUsPerCall: k > 0 ? fn.cpuUs / k : NaN },
+    free: point(free.mainUs, free.cpuUs),
+    tiers,
+  };
 }
 
 // Below this, a port is not worth its build, its binaries and its reviews.
@@ -74,7 +80,8 @@ function verdict({ function: fn, free, tiers }, { name = 'the function' } = {}) 
       `even free, a port could reach ${x(free.rps)} the req/s and ${x(free.cpu)} the CPU per request.`,
   );
   if (!best || best.ceiling.rps < WORTH) {
-    const gain = best ? `${best.ceiling.rps >= 1 ? '+' : ''}${((best.ceiling.rps - 1) * 100).toFixed(1)}% req/s` : 'n/a';
+    const percent = best && ((best.ceiling.rps - 1) * 100).toFixed(1);
+    const gain = best ? `${best.ceiling.rps >= 1 ? '+' : ''}${percent}% req/s` : 'n/a';
     lines.push(
       `Do not port it: no rung can buy ${pct(WORTH - 1)} (the best, ${best?.name ?? 'none'}, ${gain} at most). ` +
         'Move a larger piece of the request into the function first.',
@@ -83,8 +90,9 @@ function verdict({ function: fn, free, tiers }, { name = 'the function' } = {}) 
     const others = tied.slice(1).map((t) => t.name);
     const alike = others.length ? ` (${others.join(' and ')} within ${pct(1 - TIE)} of it)` : '';
     lines.push(
-      `Try ${best.name} first (${best.what})${alike}: at most ${x(best.ceiling.rps)} the req/s and ${x(best.ceiling.cpu)} ` +
-        `the CPU per request; ${x(best.floor.rps)} and ${x(best.floor.cpu)} if Rust is no faster than the JavaScript.`,
+      `Try ${best.name} first (${best.what})${alike}: ` +
+        `at most ${x(best.ceiling.rps)} the req/s and ${x(best.ceiling.cpu)} the CPU per request; ` +
+        `${x(best.floor.rps)} and ${x(best.floor.cpu)} if Rust is no faster than the JavaScript.`,
     );
   }
   for (const t of tiers) {
@@ -96,7 +104,8 @@ function verdict({ function: fn, free, tiers }, { name = 'the function' } = {}) 
     );
   }
   if (fn.callsPerRequest > 1.5 && tiers.some((t) => t.boundaryUsPerRequest.total > fn.cpuUs / 2)) {
-    lines.push(`It is called ${fn.callsPerRequest.toFixed(1)} times a request: one call with the batch pays the boundary once.`);
+    const times = fn.callsPerRequest.toFixed(1);
+    lines.push(`It is called ${times} times a request: one call with the batch pays the boundary once.`);
   }
   return lines;
 }

@@ -24,7 +24,9 @@ function rewrite(source, name, format) {
   const commonjs = format === 'commonjs';
   if (binds(source, name)) {
     const body = source.replace(new RegExp(`\\bconst(\\s+${name}\\s*=)`), 'let$1');
-    const exported = commonjs ? ` if (module.exports.${name} === __tierBenchOriginal) module.exports.${name} = ${name};` : '';
+    const exported = commonjs
+      ? ` if (module.exports.${name} === __tierBenchOriginal) module.exports.${name} = ${name};`
+      : '';
     return `${body}\n;{ const __tierBenchOriginal = ${name}; ${name} = ${hook}.wrap(${name});${exported} }\n`;
   }
   if (commonjs) return `${source}\n;module.exports.${name} = ${hook}.wrap(module.exports.${name});\n`;

@@ -21,7 +21,8 @@ const urlOf = (group) => (/^\d+$/.test(group) ? `http://127.0.0.1:${group}` : gr
 function startService(command, { target, ready = READY_LINE, env = process.env, timeoutMs = 30_000 }) {
   const [exe, ...args] = command;
   if (!isNode(exe)) {
-    return Promise.reject(new Error(`the command must run node itself (node server.js ...), not ${exe}: the profiler preloads a module into it`));
+    const why = `the command must run node itself (node server.js ...), not ${exe}: the profiler preloads into it`;
+    return Promise.reject(new Error(why));
   }
   const childEnv = { ...env, ...(target && { TIER_BENCH_PROFILE_TARGET: JSON.stringify(target) }) };
   const child = spawn(exe, ['--require', HOOK, ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
