@@ -169,11 +169,11 @@ async function run(options) {
     log(`profile: the top candidate is ${path.relative(process.cwd(), target.file)}#${target.name}`);
   }
   // The service as it is, and the function free in two launches of their
-  // own: a launch of the same server can settle into a pace 30% apart from
-  // another's on a shared VM, and the faster one is the ceiling. Each is
-  // warmed under load as it is (the free ones learn their answers then): a
-  // server that never saw load runs its first windows with a heap and code
-  // not yet sized for it, and cost 30% more per request in them here.
+  // own: two launches of the same server can settle into paces far apart on
+  // a shared VM, and the faster one is the ceiling. Each is warmed under
+  // load as it is (the free ones learn their answers then): a server that
+  // never saw load runs its first windows with a heap and code not yet
+  // sized for it, and costs more per request in them.
   const services = { js: await start(target) };
   const meters = {};
   try {
