@@ -273,8 +273,12 @@ async function main() {
   const { calibrate } = require('./lib/calibrate');
   const calibration = await calibrate({ sizes: measured.sizes, ...options.calibration });
   const result = conclude({
-    // As a reader would type it: this node's path says nothing about the service.
-    command: options.command.map((word) => (word === process.execPath ? 'node' : word)),
+    // As a reader would type it: this node's path and the directory it ran in say nothing about the service.
+    command: options.command.map((word) => {
+      if (word === process.execPath) return 'node';
+      const inside = path.isAbsolute(word) && word.startsWith(`${process.cwd()}${path.sep}`);
+      return inside ? path.relative(process.cwd(), word) : word;
+    }),
     function: { file: path.relative(process.cwd(), target.file), name: target.name },
     // From this process's start: the time a team waits for the verdict.
     seconds: process.uptime(),
