@@ -11,6 +11,7 @@
 // adds over calling the JavaScript function in place.
 const { execFile } = require('node:child_process');
 const path = require('node:path');
+const { median } = require('./stats');
 
 const CALIBRATION = path.join(__dirname, '../calibration');
 const TIERS_MODULE = path.join(CALIBRATION, 'ladder/js/tiers.js');
@@ -27,11 +28,6 @@ const CONCURRENCY = { js: 1, wasm: 1, napi: 1, ffi: 1, cli: 8, 'cli-pool': 64, '
 // A child that takes this much longer than its run is stuck.
 const CHILD_SLACK_MS = 30_000;
 
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 /**
  * The size pairs as the identity can take them, each with a `note` where it
