@@ -116,7 +116,8 @@ lint:
 	$(CARGO) clippy -p qr_napi --features external-buffer -- -D warnings
 	$(CARGO) clippy -p qr_wasm --target wasm32-unknown-unknown --features js-array-return -- -D warnings
 # The calibration's identity ladder (make build-calibration renders it): its port and what the template makes of it.
-	rustfmt --check --edition 2021 bench/calibration/port.rs
+	rustfmt --check --edition 2021 bench/calibration/port.rs bench/calibration/rpc.rs
+	clippy-driver --edition 2021 -D warnings -o target/identity_rpc-lint bench/calibration/rpc.rs
 	$(CARGO) fmt --manifest-path bench/calibration/ladder/Cargo.toml --all --check
 	$(CARGO) clippy --manifest-path bench/calibration/ladder/Cargo.toml --target-dir target --workspace --all-targets -- -D warnings
 

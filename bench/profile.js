@@ -24,7 +24,7 @@ const DURATION_S = 3;
 const ROUNDS = 3;
 const SAMPLING_US = 500;
 const SIZES_CALIBRATED = 5;
-const FREE = ['free-1', 'free-2'];
+const FREE = ['free-1', 'free-2', 'free-3'];
 
 const USAGE = `Usage: tier-bench-profile [options] -- node SERVER.js [ARGS...]
        tier-bench-profile --config FILE --tier NAME [options]
@@ -168,9 +168,9 @@ async function run(options) {
     if (!target) throw new Error('no function of the service itself to measure: name one with --function FILE#NAME');
     log(`profile: the top candidate is ${path.relative(process.cwd(), target.file)}#${target.name}`);
   }
-  // The service as it is, and the function free in two launches of their
-  // own: two launches of the same server can settle into paces far apart on
-  // a shared VM, and the faster one is the ceiling. Each is warmed under
+  // The service as it is, and the function free in three launches of their
+  // own: launches of the same server can settle into paces far apart on a
+  // shared VM (a third apart here), and the fastest one is the ceiling. Each is warmed under
   // load as it is (the free ones learn their answers then): a server that
   // never saw load runs its first windows with a heap and code not yet
   // sized for it, and costs more per request in them.

@@ -175,7 +175,8 @@ function readPrediction(file, config) {
   const profile = JSON.parse(fs.readFileSync(chosen, 'utf8'));
   if (!profile.prediction?.tiers) throw new Error(`${chosen}: not a profile.json of tier-bench-profile`);
   const { file: fnFile, name } = profile.function;
-  return { function: `${fnFile}#${name}`, finished: profile.finished, tiers: profile.prediction.tiers.map(({ name: tier, ceiling, floor }) => ({ name: tier, ceiling, floor })) };
+  const tiers = profile.prediction.tiers.map(({ name: tier, ceiling, floor, alike }) => ({ name: tier, ceiling, floor, alike }));
+  return { function: `${fnFile}#${name}`, finished: profile.finished, tiers };
 }
 
 /** What every report says about how it was made. */

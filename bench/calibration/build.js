@@ -4,7 +4,8 @@
 // Builds the calibration ladder: create-rust-ladder's own template rendered
 // for a function named `identity` (identity.js, ported in port.rs) into
 // bench/calibration/ladder/, then built by the ladder's own build.js, so the
-// boundaries bench/lib/calibrate.js measures are the ones a team's port gets.
+// boundaries bench/lib/calibrate.js measures are the ones a team's port gets;
+// and beside it the same port as a Rust service on a Unix socket (rpc.rs).
 // What differs from a team's ladder is the port, its corpus, the bounds (an
 // input may be up to 1 MiB, MAX_INPUT_BYTES, 4096 in the template; so may an
 // output) and the input of the CLI's unit test; not a line of the bindings.
@@ -127,6 +128,12 @@ function main() {
     const shipped = path.join(LADDER, 'target/release', file);
     if (path.resolve(built) !== path.resolve(shipped)) writeIfChanged(shipped, fs.readFileSync(built), mode);
   }
+  // The hop (rpc.rs): the standard library only, so rustc alone builds it, beside the CLI.
+  const rpc = path.join(targetDir, 'release/identity_rpc');
+  const rustc = ['--edition', '2021', '-C', 'opt-level=3', '-C', 'strip=symbols'];
+  execFileSync('rustc', [...rustc, '-o', rpc, path.join(HERE, 'rpc.rs')], { stdio: 'inherit' });
+  const shippedRpc = path.join(LADDER, 'target/release/identity_rpc');
+  if (path.resolve(rpc) !== path.resolve(shippedRpc)) writeIfChanged(shippedRpc, fs.readFileSync(rpc), 0o755);
   // wasm-pack's pkg/.gitignore ('*') would keep npm from packing the module.
   fs.rmSync(path.join(LADDER, 'wasm/pkg/.gitignore'), { force: true });
   // Where the native artifacts run: the calibration skips them on any other platform.

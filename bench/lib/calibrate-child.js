@@ -8,7 +8,10 @@
 // process tree and in its child processes, calls and wall time; or why the
 // tier was skipped.
 const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
 const { performance } = require('node:perf_hooks');
+const { createRpcTier, spawnListening, stopChild } = require('tier-adapters');
 const { treePids } = require('./proc-tree');
 const { platformOf, platformName } = require('./platform');
 
@@ -53,7 +56,7 @@ function treeUs() {
 }
 
 // The tiers that run a native artifact, built for one platform (prebuilt.json).
-const NATIVE = new Set(['cli', 'cli-pool', 'napi', 'ffi', 'napi-async']);
+const NATIVE = new Set(['cli', 'cli-pool', 'napi', 'ffi', 'napi-async', 'rpc']);
 
 /** Why a tier's native artifact cannot run on this platform, or null. */
 function foreign(name, file) {
@@ -61,6 +64,35 @@ function foreign(name, file) {
   const here = platformName(platformOf());
   const there = platformName(JSON.parse(fs.readFileSync(file, 'utf8')));
   return here === there ? null : `the prebuilt identity is for ${there}, this Node runs on ${here}`;
+}
+
+/**
+ * The hop: the identity as a Rust service (calibration/rpc.rs) on a Unix
+ * socket, called through tier-adapters' RPC client. Its process is a child
+ * of this one, so its CPU is in the tree's.
+ */
+async function startRpcTier(server, maxQueue) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'calibrate-rpc-'));
+  const socket = path.join(dir, 'identity.sock');
+  try {
+    const { child } = await spawnListening(server, [socket], {
+      name: 'identity_rpc',
+      readyLine: /listening on (\S+)/,
+      detached: false,
+    });
+    const tier = createRpcTier({ path: socket, name: 'identity_rpc', maxQueue });
+    return {
+      run: (input) => tier.run(input),
+      async close() {
+        await tier.close();
+        await stopChild(child);
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
 }
 
 /** Calls `tier.run` with `concurrency` calls in flight until `until()` says stop; resolves to the calls made. */
@@ -83,11 +115,12 @@ async function main() {
   const { createTier, unsupported } = require(job.tiers);
   const { inputFor } = require(job.identity);
   const print = (out) => process.stdout.write(`${JSON.stringify({ node: process.version, tier: name, ...out })}\n`);
-  const why = unsupported(name) ?? foreign(name, job.prebuilt);
+  const why = (name === 'rpc' ? null : unsupported(name)) ?? foreign(name, job.prebuilt);
   if (why) return print({ skipped: why });
+  const maxQueue = Math.max(512, concurrency);
   let tier;
   try {
-    tier = createTier(name, { maxQueue: Math.max(512, concurrency) });
+    tier = name === 'rpc' ? await startRpcTier(job.rpcServer, maxQueue) : createTier(name, { maxQueue });
   } catch (err) {
     // A prebuilt artifact this system cannot load (an older glibc), or one never built.
     return print({ skipped: err.message.split('\n')[0] });

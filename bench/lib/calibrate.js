@@ -17,14 +17,17 @@ const CALIBRATION = path.join(__dirname, '../calibration');
 const TIERS_MODULE = path.join(CALIBRATION, 'ladder/js/tiers.js');
 const IDENTITY_MODULE = path.join(CALIBRATION, 'identity.js');
 const PREBUILT = path.join(CALIBRATION, 'ladder/prebuilt.json');
+const RPC_SERVER = path.join(CALIBRATION, 'ladder/target/release/identity_rpc');
 const CHILD = path.join(__dirname, 'calibrate-child.js');
 const { MAX_INPUT_BYTES, MAX_OUTPUT_BYTES } = require(IDENTITY_MODULE);
 
 // The ladder's seven tiers (its js/tiers.js), in its order.
-const TIERS = ['js', 'cli', 'cli-pool', 'wasm', 'napi', 'ffi', 'napi-async'];
+const LADDER_TIERS = ['js', 'cli', 'cli-pool', 'wasm', 'napi', 'ffi', 'napi-async'];
+// Then the hop to a Rust service over a Unix socket (calibration/rpc.rs), which it does not generate.
+const TIERS = [...LADDER_TIERS, 'rpc'];
 // Calls in flight: one keeps an event-loop tier busy; a pool or a process
 // per call needs many to keep its threads or processes busy.
-const CONCURRENCY = { js: 1, wasm: 1, napi: 1, ffi: 1, cli: 8, 'cli-pool': 64, 'napi-async': 64 };
+const CONCURRENCY = { js: 1, wasm: 1, napi: 1, ffi: 1, cli: 8, 'cli-pool': 64, 'napi-async': 64, rpc: 64 };
 // A child that takes this much longer than its run is stuck.
 const CHILD_SLACK_MS = 30_000;
 
@@ -82,7 +85,7 @@ function runChild(node, job) {
  * @param {{ sizes: { input: number, output: number }[], tiers?: string[], seconds?: number,
  *   warmSeconds?: number, passes?: number, node?: string, concurrency?: Record<string, number>,
  *   log?: (line: string) => void }} options
- *   sizes: the input and output bytes the function saw, in rotation; tiers: default all seven
+ *   sizes: the input and output bytes the function saw, in rotation; tiers: default all eight
  *   (`js`, the baseline, always runs); seconds: measured per tier and pass; passes: of every tier,
  *   alternating their order; node: the Node that runs the tiers; log: a line per tier and pass.
  */
@@ -113,7 +116,7 @@ async function calibrate({
       const c = concurrency[tier] ?? CONCURRENCY[tier];
       const out = await runChild(node, {
         tier, sizes: used, seconds, warmSeconds, concurrency: c,
-        tiers: TIERS_MODULE, identity: IDENTITY_MODULE, prebuilt: PREBUILT,
+        tiers: TIERS_MODULE, identity: IDENTITY_MODULE, prebuilt: PREBUILT, rpcServer: RPC_SERVER,
       });
       version = out.node;
       if (out.skipped) {
@@ -155,4 +158,4 @@ async function calibrate({
   return { node: version, sizes: used, seconds, passes, tiers: result };
 }
 
-module.exports = { calibrate, TIERS, CONCURRENCY, MAX_INPUT_BYTES, MAX_OUTPUT_BYTES };
+module.exports = { calibrate, TIERS, LADDER_TIERS, CONCURRENCY, MAX_INPUT_BYTES, MAX_OUTPUT_BYTES };

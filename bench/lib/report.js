@@ -164,14 +164,14 @@ function predictionSection(report, out) {
   const rows = results.filter((r) => r.workers === results[0].workers);
   const cells = [];
   for (const t of prediction.tiers) {
-    const r = rows.find((x) => x.tier === t.name);
+    const r = rows.find((x) => x.tier === t.name || t.alike?.includes(x.tier));
     if (!r?.ratios) continue;
     const rps = rpsRatio(r).ratio;
     const cpu = invert(r.ratios.serverCpuUsPerRequest);
     const where = (iv, p) => (iv.low > p.ceiling ? '**above the ceiling**' : iv.high < p.floor ? 'below the floor' : 'in range');
     const range = (floor, ceiling) => `${factor(floor)} - ${factor(ceiling)}`;
     cells.push([
-      t.name,
+      r.tier === t.name ? t.name : `${r.tier} (as ${t.name})`,
       rpsCell(r),
       range(t.floor.rps, t.ceiling.rps),
       where(rps, { floor: t.floor.rps, ceiling: t.ceiling.rps }),

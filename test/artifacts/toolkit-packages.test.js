@@ -65,10 +65,10 @@ describe('dist/: the toolkit packages', () => {
 
   it('calibrates the boundaries from the prebuilt identity in tier-bench, with no Rust toolchain', () => {
     const script = `require('tier-bench').calibrate({ sizes: [{ input: 40, output: 1500 }],
-      tiers: ['cli-pool', 'wasm', 'napi'], seconds: 0.2, warmSeconds: 0.05, passes: 1 })
+      tiers: ['cli-pool', 'wasm', 'napi', 'rpc'], seconds: 0.2, warmSeconds: 0.05, passes: 1 })
       .then((r) => process.stdout.write(JSON.stringify(r)))`;
     const out = JSON.parse(node(['-e', script], app));
-    assert.deepEqual(Object.keys(out.tiers), ['js', 'cli-pool', 'wasm', 'napi']);
+    assert.deepEqual(Object.keys(out.tiers), ['js', 'cli-pool', 'wasm', 'napi', 'rpc']);
     for (const [name, t] of Object.entries(out.tiers)) assert.ok(t.calls > 0 && t.totalUs > 0, `${name}: ${t.skipped}`);
   });
 

@@ -14,7 +14,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { isBuiltin } = require('node:module');
 const { ROOT } = require('../helpers/servers');
-const { calibrate, TIERS } = require('../../bench/lib/calibrate');
+const { calibrate, TIERS, LADDER_TIERS } = require('../../bench/lib/calibrate');
 const { ladderFiles, LADDER } = require('../../bench/calibration/build');
 
 const SIZES = [
@@ -49,7 +49,7 @@ describe('boundary calibration', { timeout: 120_000 }, () => {
       env: { ...process.env, NODE_TEST_CONTEXT: undefined, CARGO_TARGET_DIR: undefined },
     });
     assert.equal(parity.status, 0, parity.stdout);
-    for (const tier of TIERS) assert.match(parity.stdout, new RegExp(`^ok \\d+ - tier ${tier}`, 'm'), tier);
+    for (const tier of LADDER_TIERS) assert.match(parity.stdout, new RegExp(`^ok \\d+ - tier ${tier}`, 'm'), tier);
   });
 
   it('measures every tier this Node serves, with the sizes as sent', () => {
@@ -76,11 +76,13 @@ describe('boundary calibration', { timeout: 120_000 }, () => {
   });
 
   it('counts what runs off the main thread: child processes, live or exited, and the thread pool', () => {
-    const { cli, 'cli-pool': pool, 'napi-async': async, napi } = result.tiers;
+    const { cli, 'cli-pool': pool, 'napi-async': async, napi, rpc } = result.tiers;
     // A process per call: its CPU (exec, start-up, the call) is in the children this process reaped.
     assert.ok(cli.childrenUs > 100, `cli: ${JSON.stringify(cli)}`);
     // Stdio workers, alive all through the window.
     assert.ok(pool.childrenUs > 0.5, `cli-pool: ${JSON.stringify(pool)}`);
+    // The Rust service of the hop, a child too, reading frames and writing answers.
+    assert.ok(rpc.childrenUs > 0.5, `rpc: ${JSON.stringify(rpc)}`);
     for (const name of ['js', 'wasm', 'napi', 'napi-async']) assert.equal(result.tiers[name].childrenUs, 0, name);
     // This process's threads besides the main one: libuv's pool, V8's. A few µs a call on an idle
     // machine; on a busy one the pool's threads wake less often, so only "counted at all" holds.
@@ -96,7 +98,7 @@ describe('boundary calibration', { timeout: 120_000 }, () => {
   it('refuses what it cannot measure, in one line', async () => {
     await assert.rejects(calibrate({ sizes: [] }), /^Error: calibrate: sizes must be a non-empty array/);
     await assert.rejects(calibrate({ sizes: [{ input: 10, output: -1 }] }), /calibrate: sizes: output must be a whole/);
-    await assert.rejects(calibrate({ sizes: SIZES, tiers: ['napi', 'rpc'] }), /calibrate: unknown tier rpc/);
+    await assert.rejects(calibrate({ sizes: SIZES, tiers: ['napi', 'axum'] }), /calibrate: unknown tier axum/);
     await assert.rejects(calibrate({ sizes: SIZES, node: '/nonexistent/node' }), /calibrate: tier js: .*ENOENT/);
   });
 

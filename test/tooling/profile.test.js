@@ -142,7 +142,7 @@ test('a short profile of a team\'s service, with no Rust toolchain on PATH', { t
   for (const s of result.measured.sizes) assert.ok(real.has(`${s.input}/${s.output}`), `${s.input}/${s.output}`);
   const f = result.prediction.function;
   assert.ok(f.share > 0 && f.share < 1, `share ${f.share}`);
-  for (const name of ['napi', 'napi-async', 'wasm', 'cli-pool', 'cli']) {
+  for (const name of ['napi', 'napi-async', 'wasm', 'cli-pool', 'rpc', 'cli']) {
     const tier = result.prediction.tiers.find((x) => x.name === name);
     assert.ok(tier, `no prediction for ${name}`);
     assert.ok(tier.ceiling.rps >= tier.floor.rps && tier.ceiling.cpu >= tier.floor.cpu, name);

@@ -13,13 +13,18 @@
 // the Rust side at zero cost; the floor takes it as costly as the JavaScript,
 // on the main thread wherever the rung runs it.
 
-/** Where each rung runs the function: on the event loop, on threads of the process, or in other processes. */
+/**
+ * Where each rung runs the function: on the event loop, on threads of the process, or in other processes;
+ * `alike`: measured tiers of another name that make the same hop.
+ */
 const RUNGS = {
   napi: { runs: 'loop', what: 'the N-API addon, called on the event loop' },
   ffi: { runs: 'loop', what: 'the C-ABI library through node:ffi, on the event loop' },
   wasm: { runs: 'loop', what: 'the Wasm module, on the event loop' },
   'napi-async': { runs: 'threads', what: "the addon's AsyncTask, on libuv's thread pool" },
   'cli-pool': { runs: 'processes', what: 'long-lived CLI workers over framed stdio' },
+  // Not a ladder tier: the hop to a Rust service, as this repository's axum-rpc makes it.
+  rpc: { runs: 'processes', what: 'a Rust service called over a Unix socket (RPC frames)', alike: ['axum-rpc'] },
   cli: { runs: 'processes', what: 'a CLI process per call' },
 };
 

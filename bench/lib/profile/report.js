@@ -15,8 +15,9 @@ function renderReport(r) {
   out.push(
     `Measured in ${r.seconds.toFixed(0)} s on Node ${r.node}, ${m.cores} cores: ` +
       `\`${r.command.join(' ')}\` at saturation, ` +
-      `${m.windows.js.length} windows as it is and as many in each of two launches with the function answering from ` +
-      `memory (${pct(m.freeHitRate)} of its calls answered so), in rotation; medians, the faster launch as ` +
+      `${m.windows.js.length} windows as it is and as many in each of ${m.freeLaunches.length} launches with the ` +
+      `function answering from memory (${pct(m.freeHitRate)} of its calls answered so), in rotation; medians, ` +
+      'the fastest launch as ' +
       '"function free".' +
       (r.rendered ? ` The prediction was rendered again on ${r.rendered.slice(0, 10)} from these figures.` : ''),
     '',
