@@ -151,8 +151,10 @@ describe('the toolkit in a team\'s own service', { timeout: 15 * 60_000 }, () =>
     ok(profiled);
     const { function: fn, prediction } = JSON.parse(fs.readFileSync(path.join(service, LADDER, 'profile-out/profile.json'), 'utf8'));
     assert.deepEqual(fn, { file: 'src/csv-to-json.js', name: 'csvToJson' });
-    // Every rung this Node can serve, predicted from the identity tier-bench's package carries prebuilt.
-    assert.deepEqual(prediction.tiers.map((t) => t.name).sort(), TIERS.filter((t) => t !== 'js').sort());
+    // Every rung this Node can serve, and the hop to a Rust service (rpc), predicted from the identity
+    // tier-bench's package carries prebuilt.
+    const rungs = [...TIERS.filter((t) => t !== 'js'), 'rpc'];
+    assert.deepEqual(prediction.tiers.map((t) => t.name).sort(), rungs.sort());
     assert.match(profiled.stdout, /^src\/csv-to-json\.js#csvToJson is \d/m);
   });
 
