@@ -24,13 +24,15 @@ const LOOP_RESOLUTION_MS = 1;
  * `metrics` (lib/metrics.js) counts and times the requests; `exposition()`
  * is the text `GET /metrics` answers (this process's, or the cluster's);
  * `log` (tier-adapters/log) takes refused and failed requests, and with `log.access`
- * a line per request.
+ * a line per request. `eventLoopRoute` adds the benchmark's GET /metrics/event-loop.
  * @param {{ tier: string, generateQrCode: (text: string, options: { signal: AbortSignal, priority: 'low' | 'normal' }) => Promise<Buffer>,
  *   isPipelined?: (req: import('node:http').IncomingMessage) => boolean,
  *   metrics?: ReturnType<typeof import('./lib/metrics').createMetrics>, exposition?: () => Promise<string>,
- *   log?: ReturnType<typeof import('tier-adapters/log').createLog> }} options
+ *   log?: ReturnType<typeof import('tier-adapters/log').createLog>, eventLoopRoute?: boolean }} options
  */
-function createApp({ tier, generateQrCode, isPipelined = () => false, metrics, exposition, log }) {
+function createApp({
+  tier, generateQrCode, isPipelined = () => false, metrics, exposition, log, eventLoopRoute = false,
+}) {
   const app = express();
   // Per-response work the hot path does not need: a body hash for ETag.
   app.set('etag', false);
@@ -38,9 +40,6 @@ function createApp({ tier, generateQrCode, isPipelined = () => false, metrics, e
   // Paths match exactly, as on qr_server: `/qrcode/` and `/QRCODE` are not `/qrcode`.
   app.set('strict routing', true);
   app.set('case sensitive routing', true);
-
-  const eventLoopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
-  eventLoopDelay.enable();
 
   app.use(refuseLongUris);
 
@@ -102,20 +101,26 @@ function createApp({ tier, generateQrCode, isPipelined = () => false, metrics, e
     app.all(route, (req, res) => res.status(405).set('Allow', 'GET,HEAD').end());
   }
 
-  // Event-loop delay since the last reset, in ms beyond the timer period;
-  // `?reset=1` starts a new window. Clustered, each worker answers for itself.
-  app.get('/metrics/event-loop', (req, res) => {
-    const ms = (ns) => Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS);
-    res.json({
-      pid: process.pid,
-      resolutionMs: LOOP_RESOLUTION_MS,
-      mean: ms(eventLoopDelay.mean),
-      p50: ms(eventLoopDelay.percentile(50)),
-      p99: ms(eventLoopDelay.percentile(99)),
-      max: ms(eventLoopDelay.max),
+  // The benchmark's route (--event-loop-route), off by default: any client
+  // could reset its window. Event-loop delay since the last reset, in ms
+  // beyond the timer period; `?reset=1` starts a new window. Clustered, each
+  // worker answers for itself.
+  if (eventLoopRoute) {
+    const eventLoopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+    eventLoopDelay.enable();
+    app.get('/metrics/event-loop', (req, res) => {
+      const ms = (ns) => Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS);
+      res.json({
+        pid: process.pid,
+        resolutionMs: LOOP_RESOLUTION_MS,
+        mean: ms(eventLoopDelay.mean),
+        p50: ms(eventLoopDelay.percentile(50)),
+        p99: ms(eventLoopDelay.percentile(99)),
+        max: ms(eventLoopDelay.max),
+      });
+      if (req.query.reset) eventLoopDelay.reset();
     });
-    if (req.query.reset) eventLoopDelay.reset();
-  });
+  }
 
   // What no route took ends here, with no body, as on qr_server: an unknown
   // path (404), or one express cannot parse at all (404: it is no route of

@@ -34,6 +34,10 @@ const USAGE = `Usage: node node-server/server.js --tier <name> [options]
   --no-metrics     neither count nor time requests, no GET /metrics
                    (env QR_METRICS=off; docs/operations.md, "Metrics")
   --access-log     log a line per request (env QR_ACCESS_LOG=on)
+  --event-loop-route
+                   serve GET /metrics/event-loop, the benchmark's event-loop
+                   delay window, which any client could reset: off unless
+                   asked (env QR_EVENT_LOOP_ROUTE=on)
   --upstream URL   axum-proxy: use this qr_server instead of starting one (env QR_UPSTREAM);
                    axum-rpc: unix:PATH, the socket of a qr_server started with --rpc PATH
 
@@ -59,6 +63,7 @@ function parseOptions(argv, env) {
       upstream: { type: 'string', default: env.QR_UPSTREAM },
       'no-metrics': { type: 'boolean', default: env.QR_METRICS === 'off' },
       'access-log': { type: 'boolean', default: env.QR_ACCESS_LOG === 'on' },
+      'event-loop-route': { type: 'boolean', default: env.QR_EVENT_LOOP_ROUTE === 'on' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -82,7 +87,7 @@ function parseOptions(argv, env) {
   return {
     tier: values.tier, host: values.host, port, workers, maxQueue, maxConnections, maxConnectionsPerClient,
     upstream: values.upstream,
-    metrics: !values['no-metrics'], accessLog: values['access-log'],
+    metrics: !values['no-metrics'], accessLog: values['access-log'], eventLoopRoute: values['event-loop-route'],
   };
 }
 
@@ -120,7 +125,9 @@ async function serve(options, log) {
   const name = tier.name ?? options.tier;
   metrics.watch({ name, tier, openConnections });
   const exposition = cluster.isWorker ? clusterMetricsClient(metrics.registry) : () => metrics.registry.metrics();
-  const handle = createApp({ tier: name, generateQrCode: tier.run, isPipelined, metrics, exposition, log });
+  const handle = createApp({
+    tier: name, generateQrCode: tier.run, isPipelined, metrics, exposition, log, eventLoopRoute: options.eventLoopRoute,
+  });
   // Before the ready line: a supervisor may send SIGTERM the moment it reads it.
   onShutdownSignal(log, async () => {
     // Stop accepting, answer what is in flight, and close every keep-alive

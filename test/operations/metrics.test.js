@@ -13,7 +13,7 @@ const { execFileSync, spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { startTier } = require('../helpers/servers');
+const { ROOT, startServer, startTier } = require('../helpers/servers');
 const { getFresh, qrcodePath } = require('../helpers/http');
 const { connect } = require('../helpers/sockets');
 const { childPids, exeName, waitFor, within } = require('../helpers/processes');
@@ -211,4 +211,35 @@ describe('the metrics off switch', () => {
       }
     });
   }
+});
+
+describe("the benchmark's event-loop route", () => {
+  const args = [path.join(ROOT, 'node-server/server.js'), '--tier', 'napi', '--port', '0'];
+  const server = (env) => startServer(process.execPath, args, { env });
+
+  it('is off unless asked: any client could reset its window', async () => {
+    const plain = await server({});
+    try {
+      for (const target of ['/metrics/event-loop', '/metrics/event-loop?reset=1']) {
+        const answer = await getFresh(plain.url, target);
+        assert.equal(answer.status, 404, target);
+        assert.equal(answer.body.length, 0, target);
+      }
+    } finally {
+      await plain.stop();
+    }
+  });
+
+  it('answers with the window when asked (QR_EVENT_LOOP_ROUTE=on, or --event-loop-route)', async () => {
+    const asked = await server({ QR_EVENT_LOOP_ROUTE: 'on' });
+    try {
+      const answer = await getFresh(asked.url, '/metrics/event-loop?reset=1');
+      assert.equal(answer.status, 200);
+      const window = JSON.parse(answer.body.toString());
+      assert.equal(window.pid, asked.child.pid);
+      assert.ok(window.p99 >= 0 && window.resolutionMs > 0);
+    } finally {
+      await asked.stop();
+    }
+  });
 });
