@@ -101,11 +101,13 @@ export interface CalibratedTier {
   concurrency: number;
   passes: { mainUs: number; totalUs: number; childrenUs: number; calls: number; wallMs: number }[];
 }
-export type CalibrationTier = 'js' | 'cli' | 'cli-pool' | 'wasm' | 'napi' | 'ffi' | 'napi-async';
+/** create-rust-ladder's seven tiers, then `rpc`: the hop to a Rust service over a Unix socket. */
+export type CalibrationTier = 'js' | 'cli' | 'cli-pool' | 'wasm' | 'napi' | 'ffi' | 'napi-async' | 'rpc';
 /**
  * Each tier's boundary cost per call on this machine, for the sizes given: a
- * prebuilt identity through create-rust-ladder's tiers, each in a fresh Node
- * process. No Rust toolchain needed; prebuilt for linux-x64 (glibc).
+ * prebuilt identity through create-rust-ladder's tiers, and as a Rust service
+ * on a Unix socket (`rpc`), each in a fresh Node process. No Rust toolchain
+ * needed; prebuilt for linux-x64 (glibc).
  */
 export function calibrate(options: {
   sizes: { input: number; output: number }[];

@@ -20,6 +20,7 @@ const report = require('./lib/report');
 const readme = require('./lib/readme');
 const { startTier } = require('./lib/launch');
 const { loadConfig, tierOf, DEFAULT_CONFIG } = require('./lib/tier-config');
+const { readPrediction } = require('./lib/prediction');
 
 const CURVE_CONNECTIONS = [1, 10, 100, 1000];
 const RATE_FRACTIONS = [0.25, 0.5, 0.9];
@@ -162,21 +163,6 @@ function parseOptions(argv) {
       wrkSeconds: quick ? 1 : 5,
     },
   };
-}
-
-/**
- * tier-bench-profile's prediction, as the report shows it: from --prediction
- * (which must exist), else the configuration's `prediction` file where it exists.
- */
-function readPrediction(file, config) {
-  const fromConfig = config.prediction && path.resolve(path.dirname(config.file), config.prediction);
-  const chosen = file ? path.resolve(file) : fromConfig && fs.existsSync(fromConfig) ? fromConfig : null;
-  if (!chosen) return null;
-  const profile = JSON.parse(fs.readFileSync(chosen, 'utf8'));
-  if (!profile.prediction?.tiers) throw new Error(`${chosen}: not a profile.json of tier-bench-profile`);
-  const { file: fnFile, name } = profile.function;
-  const tiers = profile.prediction.tiers.map(({ name: tier, ceiling, floor, alike }) => ({ name: tier, ceiling, floor, alike }));
-  return { function: `${fnFile}#${name}`, finished: profile.finished, tiers };
 }
 
 /** What every report says about how it was made. */

@@ -31,7 +31,6 @@ const CONCURRENCY = { js: 1, wasm: 1, napi: 1, ffi: 1, cli: 8, 'cli-pool': 64, '
 // A child that takes this much longer than its run is stuck.
 const CHILD_SLACK_MS = 30_000;
 
-
 /**
  * The size pairs as the identity can take them, each with a `note` where it
  * differs from what was asked: an input is at least its head ("1500\n"), and

@@ -11,6 +11,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { render, rpsRatio } = require('../../bench/lib/report');
+const { readPrediction } = require('../../bench/lib/prediction');
 
 const DIR = path.resolve(__dirname, '../../bench/results/predictions');
 const INFORMATIVE = 0.7;
@@ -75,7 +76,9 @@ describe('the hop to a Rust service', () => {
     const rpc = profile.prediction.tiers.find((t) => t.name === 'rpc');
     assert.ok(rpc, 'the QR prediction has an rpc rung');
     assert.ok(rpc.alike.some((tier) => measured.results.some((r) => r.tier === tier)), 'its run measured axum-rpc');
-    // The report puts the measured hop beside the rung it makes.
+    // The benchmark reads the rung with the tiers it stands for, and its report puts the measured hop beside it.
+    const read = readPrediction(path.join(DIR, 'qr/profile.json'), { file: path.join(DIR, 'config.js') });
+    assert.deepEqual(read.tiers.find((t) => t.name === 'rpc').alike, ['axum-rpc']);
     const report = render(measured)['report.md'];
     assert.match(report, /^\| axum-rpc \(as rpc\) \| .* \| in range \|$/m);
   });
