@@ -44,24 +44,34 @@ struct Served {
     metrics: Arc<Metrics>,
 }
 
-/// `exposed`: serve `GET /metrics` (serve.rs counts and times the requests).
-pub fn router(generation: Generation, metrics: Arc<Metrics>, exposed: bool) -> Router {
+/// The public router (`/qrcode`, `/healthz`) and, when `exposed`, the
+/// operator's (`/metrics`, `/healthz`), served on a listener of its own
+/// (`--metrics-host`/`--metrics-port`) so that no client of the public port
+/// reads or loads it. serve.rs counts and times the requests of both.
+pub fn routers(
+    generation: Generation,
+    metrics: Arc<Metrics>,
+    exposed: bool,
+) -> (Router, Option<Router>) {
     let served = Arc::new(Served {
         generation,
         metrics,
     });
-    let routes = Router::new()
+    let public = Router::new()
         .route("/qrcode", get(qrcode))
         .route("/healthz", get(healthz));
-    let routes = if exposed {
-        routes.route("/metrics", get(exposition))
-    } else {
+    let operator = exposed.then(|| {
+        Router::new()
+            .route("/metrics", get(exposition))
+            .route("/healthz", get(healthz))
+    });
+    let finish = |routes: Router<Arc<Served>>| {
         routes
+            .layer(middleware::from_fn(refuse_long_uris))
+            .layer(middleware::from_fn(refuse_what_node_cannot_parse))
+            .with_state(served.clone())
     };
-    routes
-        .layer(middleware::from_fn(refuse_long_uris))
-        .layer(middleware::from_fn(refuse_what_node_cannot_parse))
-        .with_state(served)
+    (finish(public), operator.map(finish))
 }
 
 async fn exposition(State(served): State<Arc<Served>>) -> Response {

@@ -16,6 +16,16 @@ pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Open connections per process; the next one is answered 503 and closed.
 /// Fewer when the open-file limit leaves room for fewer (fd_limit.rs).
 pub const MAX_CONNECTIONS: usize = 4096;
+/// Open HTTP connections per client address (an IPv6 client by its /64,
+/// the block one host is given); the next one is answered 503 and closed,
+/// so one client cannot hold the whole cap. A quarter of MAX_CONNECTIONS:
+/// four addresses still can, and behind a proxy every client is the proxy's
+/// address (docs/operations.md, "Connection limits"). The benchmark's
+/// largest load, 1000 connections from loopback, stays under it.
+pub const MAX_CONNECTIONS_PER_CLIENT: usize = 1024;
+/// Open connections to the operator's listener (`--metrics-port`): a
+/// scraper or two, and an operator's curl.
+pub const MAX_METRICS_CONNECTIONS: usize = 16;
 /// Connections the kernel holds for accept(), as Node's 511 and nginx's 511
 /// do (capped by net.core.somaxconn): a connection storm is queued, then
 /// served or refused 503, not dropped.

@@ -15,22 +15,36 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 const USAGE: &str = "\
-Usage: qr_server [--host HOST] [--port PORT] [--max-connections N] [--blocking [--max-queue N]]
-                 [--rpc PATH] [--no-metrics] [--access-log] [--until-stdin-closes]
+Usage: qr_server [--host HOST] [--port PORT] [--max-connections N]
+                 [--max-connections-per-client N] [--blocking [--max-queue N]]
+                 [--rpc PATH [--rpc-mode MODE]] [--metrics-host HOST] [--metrics-port PORT]
+                 [--no-metrics] [--access-log] [--until-stdin-closes]
        qr_server --health-check [--host HOST] [--port PORT]
 
   --host HOST          address to listen on (env HOST, default 127.0.0.1)
   --port PORT          port to listen on, 0 for any free port (env PORT, default 42069)
   --max-connections N  open connections; past it 503 and close (default 4096,
                        fewer if the open-file limit leaves room for fewer)
+  --max-connections-per-client N
+                       open HTTP connections from one client address (an
+                       IPv6 one by its /64); past it 503 and close (default
+                       1024; behind a proxy every client is the proxy)
   --blocking           generate on tokio's blocking pool, two per CPU at once,
                        instead of inline on the async workers
   --max-queue N        with --blocking: requests that may wait for a slot;
                        past it 503 \"server busy\" (default 512)
   --rpc PATH           also serve the core over a Unix socket at PATH, many
                        calls per connection (docs/rpc-protocol.md); a stale
-                       socket file there is replaced, ours removed at exit
-  --no-metrics         neither count nor time requests, no GET /metrics
+                       socket file there is replaced, ours removed at exit;
+                       PATH.lock, held while serving, refuses a second server
+  --rpc-mode MODE      the socket's permission bits, in octal (default 0600:
+                       only this user may connect; 0660 adds its group)
+  --metrics-host HOST  address of the operator's listener, GET /metrics and
+                       GET /healthz, apart from the public port (env
+                       METRICS_HOST, default 127.0.0.1: this host only)
+  --metrics-port PORT  its port, 0 for any free port (env METRICS_PORT,
+                       default 0; the ready line names it)
+  --no-metrics         neither count nor time requests, no operator's listener
                        (env QR_METRICS=off; docs/operations.md, \"Metrics\")
   --access-log         log a line per request (env QR_ACCESS_LOG=on)
   --until-stdin-closes also stop (as on SIGTERM) when stdin closes: a parent
@@ -40,12 +54,14 @@ Usage: qr_server [--host HOST] [--port PORT] [--max-connections N] [--blocking [
                        (loopback if HOST is every address) for /healthz,
                        exit 0 on 200 and 1 otherwise (a container's check)
 
-Routes: GET /qrcode?text=..., GET /healthz, GET /metrics (Prometheus). Raises
+Routes: GET /qrcode?text=..., GET /healthz; on the operator's listener
+GET /metrics (Prometheus) and GET /healthz. Raises
 its soft open-file limit to the hard one and says which connection cap is in
 force (HTTP and RPC connections together). Logs one JSON object per line on
 stdout (docs/operations.md, \"Logs\"), the ready ones with the messages
-`qr_server rpc listening on unix:PATH` (with --rpc), then `qr_server
-listening on http://ADDR`; SIGINT or SIGTERM stops accepting, finishes
+`qr_server rpc listening on unix:PATH` (with --rpc), `qr_server metrics
+on http://ADDR/metrics` (unless --no-metrics), then `qr_server listening
+on http://ADDR`; SIGINT or SIGTERM stops accepting, finishes
 in-flight requests and calls, exits 0.
 ";
 
@@ -54,9 +70,13 @@ struct Options {
     port: u16,
     max_queue: usize,
     max_connections: usize,
+    max_connections_per_client: usize,
     blocking: bool,
     rpc: Option<PathBuf>,
+    rpc_mode: u32,
     metrics: bool,
+    metrics_host: String,
+    metrics_port: u16,
     access_log: bool,
     until_stdin_closes: bool,
     health_check: bool,
@@ -78,9 +98,18 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
         },
         max_queue: limits::MAX_QUEUE,
         max_connections: limits::MAX_CONNECTIONS,
+        max_connections_per_client: limits::MAX_CONNECTIONS_PER_CLIENT,
         blocking: false,
         rpc: None,
+        rpc_mode: rpc::DEFAULT_MODE,
         metrics: std::env::var("QR_METRICS").map_or(true, |v| v != "off"),
+        metrics_host: std::env::var("METRICS_HOST").unwrap_or_else(|_| "127.0.0.1".into()),
+        metrics_port: match std::env::var("METRICS_PORT") {
+            Ok(port) => port
+                .parse()
+                .map_err(|_| format!("invalid METRICS_PORT {port:?}"))?,
+            Err(_) => 0,
+        },
         access_log: std::env::var("QR_ACCESS_LOG").is_ok_and(|v| v == "on"),
         until_stdin_closes: false,
         health_check: false,
@@ -97,6 +126,24 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
             "--max-queue" => options.max_queue = number("--max-queue", args.next())?,
             "--blocking" => options.blocking = true,
             "--rpc" => options.rpc = Some(args.next().ok_or("--rpc needs a path")?.into()),
+            "--rpc-mode" => {
+                let value = args.next().ok_or("--rpc-mode needs a value")?;
+                options.rpc_mode = u32::from_str_radix(&value, 8)
+                    .ok()
+                    .filter(|mode| *mode <= 0o777)
+                    .ok_or_else(|| format!("invalid --rpc-mode {value:?} (octal, at most 0777)"))?;
+            }
+            "--metrics-host" => {
+                options.metrics_host = args.next().ok_or("--metrics-host needs a value")?
+            }
+            "--metrics-port" => options.metrics_port = number("--metrics-port", args.next())?,
+            "--max-connections-per-client" => {
+                options.max_connections_per_client =
+                    number("--max-connections-per-client", args.next())?;
+                if options.max_connections_per_client == 0 {
+                    return Err("--max-connections-per-client must be at least 1".into());
+                }
+            }
             "--no-metrics" => options.metrics = false,
             "--access-log" => options.access_log = true,
             "--until-stdin-closes" => options.until_stdin_closes = true,
@@ -152,6 +199,15 @@ async fn serve(options: Options) -> Result<(), String> {
         .await
         .map_err(|err| format!("cannot listen on {}:{}: {err}", options.host, options.port))?;
     let local = listener.local_addr().map_err(|err| err.to_string())?;
+    let operator_listener = if options.metrics {
+        let (host, port) = (&options.metrics_host, options.metrics_port);
+        let bound = listen(host, port)
+            .await
+            .map_err(|err| format!("cannot listen on {host}:{port} for metrics: {err}"))?;
+        Some(bound)
+    } else {
+        None
+    };
     let generation = if options.blocking {
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
         app::Generation::Blocking(limits::Limiter::new(2 * cpus, options.max_queue))
@@ -167,7 +223,8 @@ async fn serve(options: Options) -> Result<(), String> {
     let log = Arc::new(log::Log::new(options.access_log));
     let rpc = match &options.rpc {
         Some(path) => {
-            let (listener, file) = rpc::bind(path)
+            let (listener, file) = rpc::bind(path, options.rpc_mode)
+                .await
                 .map_err(|err| format!("cannot listen on {}: {err}", path.display()))?;
             let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
             let threads = rpc::Threads::start(cpus)
@@ -178,7 +235,7 @@ async fn serve(options: Options) -> Result<(), String> {
                 connections.clone(),
                 metrics.clone(),
                 log.clone(),
-                draining,
+                draining.clone(),
             ));
             Some((accepting, file, path))
         }
@@ -195,6 +252,11 @@ async fn serve(options: Options) -> Result<(), String> {
         let url = format!("unix:{}", path.display());
         tracing::info!(event = "ready", url, "qr_server rpc listening on {url}");
     }
+    if let Some(operator) = &operator_listener {
+        let addr = operator.local_addr().map_err(|err| err.to_string())?;
+        let url = format!("http://{addr}/metrics");
+        tracing::info!(event = "ready", url, "qr_server metrics on {url}");
+    }
     let url = format!("http://{local}");
     tracing::info!(event = "ready", url, "qr_server listening on {url}");
     let stop = async move {
@@ -202,12 +264,42 @@ async fn serve(options: Options) -> Result<(), String> {
         tracing::info!(event = "stop", "qr_server: stopping");
         let _ = draining_tx.send(true);
     };
-    let router = app::router(generation, metrics.clone(), options.metrics);
+    let (router, operator_router) = app::routers(generation, metrics.clone(), options.metrics);
+    // The operator's listener: its own cap, no share per client (its
+    // clients are the operator's), stopped by the same drain.
+    let operator = match (operator_listener, operator_router) {
+        (Some(listener), Some(router)) => {
+            let mut draining = draining.clone();
+            let observers = serve::Observers {
+                metrics: metrics.clone(),
+                record: options.metrics,
+                log: log.clone(),
+            };
+            let caps = serve::Caps {
+                connections: Arc::new(tokio::sync::Semaphore::new(limits::MAX_METRICS_CONNECTIONS)),
+                max_connections: limits::MAX_METRICS_CONNECTIONS,
+                per_client: serve::PerClient::new(limits::MAX_METRICS_CONNECTIONS),
+            };
+            Some(tokio::spawn(serve::serve(
+                listener,
+                router,
+                caps,
+                observers,
+                async move {
+                    let _ = draining.wait_for(|&d| d).await;
+                },
+            )))
+        }
+        _ => None,
+    };
     let http = serve::serve(
         listener,
         router,
-        connections,
-        max_connections,
+        serve::Caps {
+            connections,
+            max_connections,
+            per_client: serve::PerClient::new(options.max_connections_per_client),
+        },
         serve::Observers {
             metrics,
             record: options.metrics,
@@ -215,6 +307,11 @@ async fn serve(options: Options) -> Result<(), String> {
         },
         stop,
     );
+    let operator_done = async {
+        if let Some(operator) = operator {
+            let _ = operator.await;
+        }
+    };
     let rpc_done = async {
         if let Some((accepting, file, _)) = rpc {
             // Accepting stops at the drain; the file goes with it, so a
@@ -223,7 +320,7 @@ async fn serve(options: Options) -> Result<(), String> {
             drop(file);
         }
     };
-    tokio::join!(http, rpc_done);
+    tokio::join!(http, rpc_done, operator_done);
     tracing::info!(event = "stopped", "qr_server: stopped");
     Ok(())
 }

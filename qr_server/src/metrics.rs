@@ -54,8 +54,22 @@ struct RefusalLabels {
 pub enum Refusal {
     /// Past the open-connection cap.
     connection_cap,
+    /// Past one client's share of the connections (limits.rs,
+    /// MAX_CONNECTIONS_PER_CLIENT).
+    client_cap,
     /// Past the generation queue (HTTP) or the calls in flight (RPC).
     queue_full,
+}
+
+impl Refusal {
+    /// The label value, as the log's `reason` field writes it too.
+    pub fn name(self) -> &'static str {
+        match self {
+            Refusal::connection_cap => "connection_cap",
+            Refusal::client_cap => "client_cap",
+            Refusal::queue_full => "queue_full",
+        }
+    }
 }
 
 pub struct Metrics {
@@ -126,7 +140,11 @@ impl Metrics {
             tier: TIER,
         });
         // Present from the first scrape, as node-server's are.
-        for reason in [Refusal::connection_cap, Refusal::queue_full] {
+        for reason in [
+            Refusal::connection_cap,
+            Refusal::client_cap,
+            Refusal::queue_full,
+        ] {
             let _ = refusals.get_or_create(&RefusalLabels { reason });
         }
         Self {

@@ -2,10 +2,12 @@
 //! a write timer, a cap on open connections, and a drain on shutdown that
 //! answers every request whose head has begun to arrive.
 
+use std::collections::HashMap;
 use std::future::Future;
+use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -60,6 +62,77 @@ impl Activity {
     }
 }
 
+/// Open connections per client address, at most `max` each.
+pub struct PerClient {
+    max: usize,
+    open: Mutex<HashMap<IpAddr, usize>>,
+}
+
+/// One connection's place in its client's share, given back on drop.
+pub struct ClientSlot {
+    table: Arc<PerClient>,
+    client: IpAddr,
+}
+
+impl PerClient {
+    pub fn new(max: usize) -> Arc<Self> {
+        Arc::new(Self {
+            max,
+            open: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The address a client is counted by: an IPv4 one as it is (mapped
+    /// into IPv6 or not), an IPv6 one by its /64, since one host is handed
+    /// a whole /64 and could otherwise open its share from each address.
+    fn client_of(addr: IpAddr) -> IpAddr {
+        match addr {
+            IpAddr::V4(v4) => IpAddr::V4(v4),
+            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                Some(v4) => IpAddr::V4(v4),
+                None => IpAddr::V6((u128::from(v6) & !((1u128 << 64) - 1)).into()),
+            },
+        }
+    }
+
+    /// A place for one more connection from `addr`, or None past its share.
+    pub fn admit(self: &Arc<Self>, addr: IpAddr) -> Option<ClientSlot> {
+        let client = Self::client_of(addr);
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        let count = open.entry(client).or_insert(0);
+        if *count >= self.max {
+            return None;
+        }
+        *count += 1;
+        Some(ClientSlot {
+            table: self.clone(),
+            client,
+        })
+    }
+}
+
+impl Drop for ClientSlot {
+    fn drop(&mut self) {
+        let mut open = self.table.open.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(count) = open.get_mut(&self.client) {
+            *count -= 1;
+            // The table holds only clients with a connection open.
+            if *count == 0 {
+                open.remove(&self.client);
+            }
+        }
+    }
+}
+
+/// The bounds on a listener's connections: `connections` (a permit each, of
+/// `max_connections`, shared with the RPC side for the public listener) and
+/// each client's share of them.
+pub struct Caps {
+    pub connections: Arc<Semaphore>,
+    pub max_connections: usize,
+    pub per_client: Arc<PerClient>,
+}
+
 /// What watches the server: metrics (`record`: count and time each request
 /// too) and the log.
 pub struct Observers {
@@ -71,8 +144,11 @@ pub struct Observers {
 pub async fn serve(
     listener: TcpListener,
     router: Router,
-    connections: Arc<Semaphore>,
-    max_connections: usize,
+    Caps {
+        connections,
+        max_connections,
+        per_client,
+    }: Caps,
     Observers {
         metrics,
         record,
@@ -97,9 +173,9 @@ pub async fn serve(
         if spare.is_none() {
             spare = open_spare();
         }
-        let stream = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok(accepted) => accepted,
                 Err(err) if out_of_descriptors(&err) && spare.is_some() => {
                     drop(spare.take());
                     if let Ok((stream, _)) = listener.accept().await {
@@ -117,17 +193,29 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
-        let Ok(open) = connections.clone().try_acquire_owned() else {
-            metrics.refused(Refusal::connection_cap);
-            log.refused("connection_cap", None);
-            match lingering.clone().try_acquire_owned() {
-                Ok(slot) => tokio::spawn(async move {
-                    refuse(stream).await;
-                    drop(slot);
-                }),
-                Err(_) => tokio::spawn(refuse_at_once(stream)),
-            };
-            continue;
+        // The client's share first: a client past it is refused without
+        // taking one of the places left for the others.
+        let admitted = match per_client.admit(peer.ip()) {
+            None => Err(Refusal::client_cap),
+            Some(slot) => match connections.clone().try_acquire_owned() {
+                Ok(open) => Ok((slot, open)),
+                Err(_) => Err(Refusal::connection_cap),
+            },
+        };
+        let open = match admitted {
+            Ok(open) => open,
+            Err(reason) => {
+                metrics.refused(reason);
+                log.refused(reason.name(), None);
+                match lingering.clone().try_acquire_owned() {
+                    Ok(slot) => tokio::spawn(async move {
+                        refuse(stream).await;
+                        drop(slot);
+                    }),
+                    Err(_) => tokio::spawn(refuse_at_once(stream)),
+                };
+                continue;
+            }
         };
         let _ = stream.set_nodelay(true);
         let recorder = record.then(|| metrics.clone());

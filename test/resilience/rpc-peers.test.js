@@ -263,11 +263,86 @@ describe('qr_server --rpc stopping and starting', () => {
       const tier = createRpcTier({ path: where });
       assert.equal((await decodeQrPng(await tier.run('after a stale socket'))).text, 'after a stale socket');
       await tier.close();
-      // A live server's path is refused, not taken over.
-      await assert.rejects(startServer(QR_SERVER, ['--port', '0', '--rpc', where], { timeoutMs: 5000 }), /another server is listening/);
+      // A live server's path is refused, not taken over: its lock says so.
+      await assert.rejects(startServer(QR_SERVER, ['--port', '0', '--rpc', where], { timeoutMs: 5000 }), /another server holds \S+\.lock/);
     } finally {
       await Promise.all(running.map((s) => s.stop()));
       fs.rmSync(first.dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('qr_server --rpc socket file: mode, lock, a frozen owner', () => {
+  const start = (where, args = []) => startServer(QR_SERVER, ['--port', '0', '--rpc', where, ...args], { timeoutMs: 5000 });
+  const modeOf = (file) => fs.statSync(file).mode & 0o777;
+
+  it('makes the socket owner-only by default, and as wide as --rpc-mode asks', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-rpc-mode-'));
+    const where = path.join(dir, 'qr.sock');
+    try {
+      // A permissive umask, inherited as from a careless service manager.
+      const umask = process.umask(0o000);
+      let server;
+      try {
+        server = await start(where);
+      } finally {
+        process.umask(umask);
+      }
+      assert.equal(modeOf(where).toString(8), '600');
+      assert.equal(modeOf(`${where}.lock`).toString(8), '600');
+      await server.stop();
+      server = await start(where, ['--rpc-mode', '0660']);
+      assert.equal(modeOf(where).toString(8), '660');
+      await server.stop();
+      await assert.rejects(start(where, ['--rpc-mode', '1777']), /invalid --rpc-mode/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('lets one of two servers started at once on a stale socket take the path', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-rpc-race-'));
+    const where = path.join(dir, 'qr.sock');
+    // A stale file: a server SIGKILLed leaves its socket (and its lock, free).
+    const killed = await start(where);
+    killed.child.kill('SIGKILL');
+    await killed.stop();
+    assert.ok(fs.existsSync(where));
+    try {
+      const results = await Promise.allSettled([start(where), start(where)]);
+      const ready = results.filter((r) => r.status === 'fulfilled').map((r) => r.value);
+      try {
+        assert.equal(ready.length, 1, results.map((r) => r.reason?.message.split('\n')[0]).join('; '));
+        const refused = results.find((r) => r.status === 'rejected');
+        assert.match(refused.reason.message, /another server (holds|is listening)/);
+        // The path is the winner's socket, not one the loser unlinked and rebound.
+        const tier = createRpcTier({ path: where });
+        assert.equal((await decodeQrPng(await tier.run('one owner'))).text, 'one owner');
+        await tier.close();
+      } finally {
+        await Promise.all(ready.map((s) => s.stop()));
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses at once a path whose server is frozen (SIGSTOP), without waiting on it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-rpc-frozen-'));
+    const where = path.join(dir, 'qr.sock');
+    const frozen = await start(where);
+    try {
+      process.kill(frozen.child.pid, 'SIGSTOP');
+      const started = performance.now();
+      await assert.rejects(start(where), /another server holds \S+\.lock/);
+      const took = performance.now() - started;
+      // qr_server's probe bound is 1 s (src/rpc/socket_file.rs); the lock answers before it.
+      assert.ok(took < 3000, `refused after ${took.toFixed(0)} ms`);
+      assert.ok(fs.existsSync(where), 'the frozen server keeps its socket');
+    } finally {
+      process.kill(frozen.child.pid, 'SIGCONT');
+      await frozen.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -24,7 +24,7 @@ use crate::limits::{HEADER_READ_TIMEOUT, WRITE_TIMEOUT};
 use crate::log::Log;
 use crate::metrics::{Metrics, Refusal};
 
-pub use socket_file::SocketFile;
+pub use socket_file::{SocketFile, DEFAULT_MODE};
 pub use threads::Threads;
 
 /// Calls one connection may have in flight (generating, or answered and not
@@ -36,8 +36,10 @@ pub const MAX_IN_FLIGHT: usize = 1024;
 /// one) is closed once its answers are written; HTTP's header-read timeout.
 pub const READ_TIMEOUT: Duration = HEADER_READ_TIMEOUT;
 
-pub fn bind(path: &Path) -> std::io::Result<(UnixListener, SocketFile)> {
-    socket_file::bind(path)
+/// Listens on `path`, a socket file with permission bits `mode`, under
+/// `PATH.lock` (socket_file.rs).
+pub async fn bind(path: &Path, mode: u32) -> std::io::Result<(UnixListener, SocketFile)> {
+    socket_file::bind(path, mode).await
 }
 
 /// Accepts until `draining`, then lets each connection drain; each holds a
