@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
 
-// create-rust-ladder NAME [--from FILE#EXPORT] [--yes]
+// create-rust-ladder NAME [--from FILE#EXPORT] [--yes] [--format]
 //
 // In an npm project: rust/NAME/, the Rust ladder of the project's function
 // FILE#EXPORT (a core crate with CLI, Wasm and napi bindings; the tiers on
@@ -9,8 +9,13 @@
 // touching none of the project's files; what package.json gains is shown
 // first and written once agreed (--yes: without asking).
 // In an empty directory: the same around a worked example, as a new service.
+// Every file is written to a staging directory first and moved in at the
+// end: a failure leaves the project as it was. No tool runs in the project;
+// --format runs `cargo fmt` on the new crates in a scratch directory outside
+// it (a project's rust-toolchain.toml or .cargo/config.toml is not read).
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline/promises');
 const { parseArgs } = require('node:util');
@@ -18,10 +23,12 @@ const { spellings } = require('./lib/names');
 const { render } = require('./lib/render');
 const { kindOf, parseFrom, additions, withAdditions, describe, scriptsFor, NEEDS } = require('./lib/project');
 
-const USAGE = `usage: create-rust-ladder NAME [--from FILE#EXPORT] [--yes] [--dir DIR]
-  NAME       the function's name, kebab-case (csv-to-json)
+const USAGE = `usage: create-rust-ladder NAME [--from FILE#EXPORT] [--yes] [--format] [--dir DIR]
+  NAME       the function's name, kebab-case (csv-to-json), not a Rust or JS keyword
   --from     in an npm project: the JavaScript function to port (src/csv.js#csvToJson)
   --yes      write package.json's additions without asking
+  --format   lay the Rust out as rustfmt does for this name (runs cargo fmt,
+             outside the project, before anything is written)
   --dir      the project (default: the current directory)`;
 
 /** The files to write (relative to the project) and package.json's new text. */
@@ -53,10 +60,11 @@ function plan({ name, from, dir }) {
     pkgText = fs.readFileSync(path.join(dir, 'package.json'), 'utf8');
   }
   // js/reference.js requires the function by its path from rust/NAME/js/.
-  const fromRequire = `'${path.relative(path.join(dir, ladder, 'js'), path.join(dir, source.file))}'`;
+  // A JSON string is a JS string literal: any quote or backslash in the path is escaped.
+  const fromRequire = JSON.stringify(path.relative(path.join(dir, ladder, 'js'), path.join(dir, source.file)));
   for (const [file, text] of render('ladder', { ...names, fromRequire, fromExport: source.exportName })) files.set(`${ladder}/${file}`, text);
   const adds = kind === 'empty' ? null : additions(JSON.parse(pkgText), names, source);
-  return { names, kind, source, files, adds, pkgText: adds ? withAdditions(pkgText, adds) : pkgText };
+  return { names, kind, source, ladder, files, adds, pkgText: adds ? withAdditions(pkgText, adds) : pkgText };
 }
 
 async function agreed(adds, yes) {
@@ -69,13 +77,71 @@ async function agreed(adds, yes) {
   return /^y(es)?$/i.test(answer.trim());
 }
 
-function write(dir, { files, pkgText }) {
+const modeOf = (file) => (/(server|build)\.js$/.test(file) ? 0o755 : 0o644);
+
+/** Writes `files` (relative path -> text) under `root`, never over a file that exists. */
+function writeTree(root, files) {
   for (const [file, text] of files) {
-    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    // `wx`: never over a file that exists.
-    fs.writeFileSync(path.join(dir, file), text, { flag: 'wx', mode: /(server|build)\.js$/.test(file) ? 0o755 : 0o644 });
+    fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    fs.writeFileSync(path.join(root, file), text, { flag: 'wx', mode: modeOf(file) });
   }
-  fs.writeFileSync(path.join(dir, 'package.json'), pkgText);
+}
+
+/**
+ * `files` with the ladder's Rust laid out by `cargo fmt`, run in a scratch
+ * directory under the system's temporary one: cargo and rustup read the
+ * configuration of the directory they run in and its parents, and the
+ * project's is not the initializer's to run.
+ */
+function formatted(files, ladder) {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'create-rust-ladder-fmt-'));
+  try {
+    const prefix = `${ladder}/`;
+    const crates = new Map([...files].filter(([file]) => file.startsWith(prefix)).map(([file, text]) => [file.slice(prefix.length), text]));
+    writeTree(scratch, crates);
+    const fmt = spawnSync('cargo', ['fmt', '--all'], { cwd: scratch, encoding: 'utf8' });
+    if (fmt.status !== 0) throw new Error(`--format: cargo fmt failed: ${(fmt.error?.message ?? fmt.stderr).trim().split('\n')[0]}`);
+    const out = new Map(files);
+    for (const file of crates.keys()) if (file.endsWith('.rs')) out.set(prefix + file, fs.readFileSync(path.join(scratch, file), 'utf8'));
+    return out;
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Writes the plan into `dir` at once: every file into a staging directory
+ * inside `dir` (so that a rename moves it), then each new top-level entry
+ * (rust/NAME, and in an empty directory the service's own files) renamed
+ * into place, package.json last, replaced by a rename. Any failure takes
+ * back what was moved: the project is left as it was.
+ */
+function write(dir, { files, pkgText, ladder }) {
+  const staging = fs.mkdtempSync(path.join(dir, '.create-rust-ladder-'));
+  const moved = [];
+  try {
+    writeTree(staging, files);
+    fs.writeFileSync(path.join(staging, 'package.json'), pkgText);
+    const entries = [ladder, ...fs.readdirSync(staging).filter((e) => e !== 'rust' && e !== 'package.json')];
+    for (const entry of entries) {
+      if (fs.existsSync(path.join(dir, entry))) throw new Error(`${entry} exists already`);
+    }
+    const parent = path.join(dir, path.dirname(ladder));
+    if (!fs.existsSync(parent)) {
+      fs.mkdirSync(parent);
+      moved.push(path.dirname(ladder));
+    }
+    for (const entry of entries) {
+      fs.renameSync(path.join(staging, entry), path.join(dir, entry));
+      moved.push(entry);
+    }
+    fs.renameSync(path.join(staging, 'package.json'), path.join(dir, 'package.json'));
+  } catch (err) {
+    for (const entry of moved.reverse()) fs.rmSync(path.join(dir, entry), { recursive: true, force: true });
+    throw err;
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
 }
 
 async function main() {
@@ -84,7 +150,7 @@ async function main() {
   try {
     ({ values, positionals } = parseArgs({
       allowPositionals: true,
-      options: { from: { type: 'string' }, yes: { type: 'boolean', short: 'y', default: false }, dir: { type: 'string', default: '.' }, help: { type: 'boolean', short: 'h' } },
+      options: { from: { type: 'string' }, yes: { type: 'boolean', short: 'y', default: false }, format: { type: 'boolean', default: false }, dir: { type: 'string', default: '.' }, help: { type: 'boolean', short: 'h' } },
     }));
   } catch (err) {
     console.error(`create-rust-ladder: ${err.message}\n${USAGE}`);
@@ -102,22 +168,20 @@ async function main() {
   let made;
   try {
     made = plan({ name: positionals[0], from: values.from, dir });
+    if (values.format) made.files = formatted(made.files, made.ladder);
     if (made.adds && !(await agreed(made.adds, values.yes))) {
       console.error('create-rust-ladder: nothing written');
       return 1;
     }
+    fs.mkdirSync(dir, { recursive: true });
+    write(dir, made);
   } catch (err) {
     console.error(`create-rust-ladder: ${err.message}`);
     return 1;
   }
-  fs.mkdirSync(dir, { recursive: true });
-  write(dir, made);
   const { name } = made.names;
-  const ladder = path.join(dir, 'rust', name);
-  // rustfmt's own layout for the names rendered in (lines wrap with their length).
-  const fmt = spawnSync('cargo', ['fmt', '--all'], { cwd: ladder, stdio: 'ignore' });
-  const formatted = fmt.status === 0 ? '' : ' (not formatted: no cargo on PATH)';
-  console.log(`create-rust-ladder: rust/${name}/ made${formatted}: the Rust port of ${made.source.file}#${made.source.exportName}, its tiers, a parity test and a benchmark.
+  const layout = values.format ? '' : ' (the Rust as the template lays it out: cargo fmt, or --format, lays it out for this name)';
+  console.log(`create-rust-ladder: rust/${name}/ made${layout}: the Rust port of ${made.source.file}#${made.source.exportName}, its tiers, a parity test and a benchmark.
 Next, in ${dir}:
   npm install                 # what package.json gained
   npm run ${name}:profile # first: what a port of ${made.source.exportName} can buy, and which tier to try (no Rust needed)
@@ -130,4 +194,4 @@ ${made.kind === 'npm' ? `The parity test fails until port() in rust/${name}/core
 
 if (require.main === module) main().then((code) => (process.exitCode = code));
 
-module.exports = { plan };
+module.exports = { plan, write };

@@ -8,7 +8,9 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { createRequire } = require('node:module');
 const { kindOf, parseFrom, additions, withAdditions } = require('../../scaffold/lib/project');
+const { plan, write } = require('../../scaffold/bin');
 const { spellings } = require('../../scaffold/lib/names');
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'initializer-'));
@@ -61,5 +63,69 @@ describe('create-rust-ladder: the project', () => {
   it('spells a name for Rust and JS, and refuses one that is not kebab-case', () => {
     assert.deepEqual(spellings('csv-to-json2'), { name: 'csv-to-json2', snake: 'csv_to_json2', camel: 'csvToJson2', Pascal: 'CsvToJson2' });
     for (const bad of ['Word', 'word_count', 'word--count', '-word', '9lives']) assert.throws(() => spellings(bad), /is not a kebab-case name/, bad);
+  });
+});
+
+describe('create-rust-ladder: what it writes', () => {
+  /** An npm project holding `file`, which exports `exportName`. */
+  function npmProject(name, file, exportName) {
+    const dir = fs.mkdtempSync(path.join(tmp, `${name}-`));
+    fs.writeFileSync(path.join(dir, 'package.json'), '{\n  "name": "svc"\n}\n');
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), `exports.${exportName} = (s) => s.toUpperCase();\n`);
+    return dir;
+  }
+
+  it('refuses a Rust or JavaScript keyword as a name, in one line', () => {
+    for (const [word, pattern] of [['match', /a Rust keyword \(match\)/], ['type', /a Rust keyword/], ['new', /a JavaScript reserved word \(new\)/], ['do', /a Rust keyword \(do\) and a JavaScript reserved word \(do\)/]]) {
+      assert.throws(() => spellings(word), (err) => pattern.test(err.message) && !err.message.includes('\n'), word);
+    }
+    // Only a whole identifier is a keyword: these build.
+    for (const fine of ['match-text', 'new-id', 'types', 'r-type']) assert.equal(spellings(fine).name, fine);
+  });
+
+  it("escapes the original's path in the generated require, quotes and backslashes included", () => {
+    const file = "src/it's a \\ \"tricky\" one.js";
+    const dir = npmProject('escape', file, 'shout');
+    const made = plan({ name: 'shout-it', from: `${file}#shout`, dir });
+    write(dir, made);
+    const reference = path.join(dir, 'rust/shout-it/js/reference.js');
+    const line = fs.readFileSync(reference, 'utf8').split('\n').find((l) => l.includes(': original } = require('));
+    // The generated line, run as the generated module would run it.
+    const original = new Function('require', `${line}\nreturn original;`)(createRequire(reference));
+    assert.equal(original('abc'), 'ABC');
+  });
+
+  it('leaves nothing behind when a write fails part way', () => {
+    const dir = npmProject('atomic', 'src/f.js', 'f');
+    const made = plan({ name: 'half-made', from: 'src/f.js#f', dir });
+    const pkgBefore = fs.readFileSync(path.join(dir, 'package.json'), 'utf8');
+    // A file the plan cannot write: its directory is one of the files already written.
+    made.files.set('rust/half-made/js/reference.js/inside.js', 'x');
+    assert.throws(() => write(dir, made), /ENOTDIR|EEXIST/);
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['package.json', 'src']);
+    assert.equal(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'), pkgBefore);
+    // So the next run is not refused for a half-made rust/NAME.
+    made.files.delete('rust/half-made/js/reference.js/inside.js');
+    write(dir, made);
+    assert.ok(fs.existsSync(path.join(dir, 'rust/half-made/core/src/lib.rs')));
+  });
+
+  it('runs no tool in the project: a rust-toolchain.toml and .cargo/config.toml there are never read', () => {
+    const dir = npmProject('hostile', 'src/f.js', 'f');
+    // Were cargo or rustup run in the project, these would run `touch`.
+    const ran = path.join(dir, 'RAN');
+    fs.writeFileSync(path.join(dir, 'rust-toolchain.toml'), `[toolchain]\npath = "${path.join(dir, 'evil-toolchain')}"\n`);
+    fs.mkdirSync(path.join(dir, 'evil-toolchain/bin'), { recursive: true });
+    for (const tool of ['cargo', 'rustfmt', 'cargo-fmt', 'rustc']) {
+      fs.writeFileSync(path.join(dir, 'evil-toolchain/bin', tool), `#!/bin/sh\ntouch '${ran}'\n`, { mode: 0o755 });
+    }
+    fs.mkdirSync(path.join(dir, '.cargo'));
+    fs.writeFileSync(path.join(dir, '.cargo/config.toml'), `[alias]\nfmt = ["run", "--manifest-path", "/dev/null"]\n`);
+    const bin = path.join(__dirname, '../../scaffold/bin.js');
+    const result = require('node:child_process').spawnSync(process.execPath, [bin, 'no-tools', '--from', 'src/f.js#f', '--yes', '--dir', dir], { encoding: 'utf8' });
+    assert.equal(result.status, 0, result.stderr);
+    assert.ok(fs.existsSync(path.join(dir, 'rust/no-tools/Cargo.toml')));
+    assert.ok(!fs.existsSync(ran), 'a tool ran in the project');
   });
 });

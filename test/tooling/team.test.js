@@ -123,7 +123,8 @@ describe('the toolkit in a team\'s own service', { timeout: 15 * 60_000 }, () =>
   });
 
   it('3. adds the ladder beside the team\'s code, showing what package.json gains', () => {
-    const made = run('create-rust-ladder', 'npm', ...exec(NAME, '--from', 'src/csv-to-json.js#csvToJson', '--yes'));
+    // --format: rustfmt's layout for this name, checked by `cargo fmt --check` in 4.
+    const made = run('create-rust-ladder', 'npm', ...exec(NAME, '--from', 'src/csv-to-json.js#csvToJson', '--yes', '--format'));
     ok(made);
     assert.match(made.stdout, /package\.json gains:\n {2}devDependencies:\n {4}"@napi-rs\/cli": "\^3\.0\.0"\n {2}scripts:/);
     assert.match(made.stdout, /rust\/csv-to-json\/ made: the Rust port of src\/csv-to-json\.js#csvToJson/);
