@@ -133,6 +133,11 @@ describe('the qr_server image and its Kubernetes manifests, on podman', { skip: 
       const res = await get(url, qrcodePath('through the pod'));
       assert.equal(res.status, 200);
       assert.equal((await decodeQrPng(res.body)).text, 'through the pod');
+      // /metrics on the manifest's metrics port, none on the public one.
+      assert.equal((await get(url, '/metrics')).status, 404);
+      const metrics = await get(`http://${new URL(url).hostname}:9464`, '/metrics');
+      assert.equal(metrics.status, 200);
+      assert.match(metrics.body.toString(), /^http_requests_total\{route="\/qrcode",status="200",tier="axum"\} [1-9]\d*$/m);
     });
 
     it('drains on SIGTERM: requests half sent before it are answered, exit 0 within the grace period', async () => {
