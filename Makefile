@@ -28,8 +28,8 @@ build-artifacts: build-rust build-napi build-wasm build-calibration
 
 # The binaries, and qr_ffi's C-ABI library (tier ffi) that --bins leaves out.
 build-rust:
-	$(CARGO) build --release --workspace --bins
-	$(CARGO) build --release -p qr_ffi --lib
+	$(CARGO) build --release --locked --workspace --bins
+	$(CARGO) build --release --locked -p qr_ffi --lib
 
 # wasm-pack package (tier wasm) and the raw module (tier wasm-raw), both through wasm-opt.
 build-wasm:
@@ -122,7 +122,7 @@ lint:
 	$(CARGO) clippy --manifest-path bench/calibration/ladder/Cargo.toml --target-dir target --workspace --all-targets -- -D warnings
 
 test-rust:
-	$(CARGO) test --workspace
+	$(CARGO) test --locked --workspace
 
 test-node:
 	npm test

@@ -11,15 +11,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=target/testing
 
-cargo build --quiet --release --target-dir "$OUT" -p qr_cli -p qr_server -p qr_ffi \
+cargo build --quiet --locked --release --target-dir "$OUT" -p qr_cli -p qr_server -p qr_ffi \
   --features qr_cli/testing,qr_server/testing,qr_ffi/testing
 
 (cd qr_napi && npx napi build --platform --release --features testing \
-  --target-dir "../$OUT" --output-dir "../$OUT/napi" --no-js --dts index.d.ts >/dev/null)
+  --target-dir "../$OUT" --output-dir "../$OUT/napi" --no-js --dts index.d.ts -- --locked >/dev/null)
 
 CARGO_TARGET_DIR="$PWD/$OUT" wasm-pack --log-level warn build qr_wasm --release --target nodejs \
-  --out-dir "../$OUT/wasm/pkg" -- --features testing
-cargo build --quiet -p qr_wasm --release --target wasm32-unknown-unknown --no-default-features \
+  --out-dir "../$OUT/wasm/pkg" -- --locked --features testing
+cargo build --quiet --locked -p qr_wasm --release --target wasm32-unknown-unknown --no-default-features \
   --features testing --target-dir "$OUT"
 mkdir -p "$OUT/wasm/pkg-raw"
 cp "$OUT/wasm32-unknown-unknown/release/qr_wasm.wasm" "$OUT/wasm/pkg-raw/qr_wasm_raw.wasm"

@@ -21,15 +21,15 @@ optimize() { # file label
 }
 
 # wasm-pack's own wasm-opt step is off (qr_wasm/Cargo.toml): it would try to download binaryen.
-wasm-pack --log-level warn build qr_wasm --release --target nodejs --out-dir pkg
+wasm-pack --log-level warn build qr_wasm --release --target nodejs --out-dir pkg -- --locked
 optimize qr_wasm/pkg/qr_wasm_bg.wasm wasm
 # The same module for browsers: only the JS glue differs (ES module, `await init()`).
-wasm-pack --log-level warn build qr_wasm --release --target web --out-dir pkg-web
+wasm-pack --log-level warn build qr_wasm --release --target web --out-dir pkg-web -- --locked
 optimize qr_wasm/pkg-web/qr_wasm_bg.wasm wasm-web
 
 # The raw module: the same crate without wasm-bindgen, in its own target dir
 # so the two builds never overwrite each other's output.
-cargo build --quiet -p qr_wasm --release --target wasm32-unknown-unknown --no-default-features --target-dir target/wasm-raw
+cargo build --quiet --locked -p qr_wasm --release --target wasm32-unknown-unknown --no-default-features --target-dir target/wasm-raw
 mkdir -p qr_wasm/pkg-raw
 cp target/wasm-raw/wasm32-unknown-unknown/release/qr_wasm.wasm qr_wasm/pkg-raw/qr_wasm_raw.wasm
 optimize qr_wasm/pkg-raw/qr_wasm_raw.wasm wasm-raw

@@ -13,7 +13,7 @@ MUSL=x86_64-unknown-linux-musl
 VERSION=$(cargo pkgid -p qr_server | sed 's/.*[#@]//')
 IMAGE=localhost/qr-server:$VERSION
 
-cargo build --quiet --release --target "$MUSL" -p qr_server
+cargo build --quiet --locked --release --target "$MUSL" -p qr_server
 context=target/image
 rm -rf "$context"
 mkdir -p "$context"

@@ -35,7 +35,7 @@ artifacts=$PWD/target/napi-artifacts
 rm -rf "$artifacts"
 mkdir -p "$artifacts"
 napi_build() {
-  (cd qr_napi && ../node_modules/.bin/napi build --platform --release --output-dir "$artifacts" "$@" >/dev/null 2>&1) \
+  (cd qr_napi && ../node_modules/.bin/napi build --platform --release --output-dir "$artifacts" "$@" -- --locked >/dev/null 2>&1) \
     || { echo "package: napi build $* failed" >&2; exit 1; }
 }
 for target in x86_64-unknown-linux-gnu.2.17 x86_64-unknown-linux-musl aarch64-unknown-linux-gnu.2.17 aarch64-unknown-linux-musl; do
@@ -91,7 +91,7 @@ done
 
 # Pure Rust down to the syscalls: Rust's self-contained musl target links a
 # static executable with no C toolchain beyond the system linker.
-cargo build --quiet --release --target "$MUSL" -p qr_server -p qr_cli
+cargo build --quiet --locked --release --target "$MUSL" -p qr_server -p qr_cli
 for bin in qr_server qr_cli; do
   cp "target/$MUSL/release/$bin" "dist/$bin-$MUSL"
 done

@@ -154,30 +154,36 @@ for target in x86_64-unknown-linux-musl aarch64-unknown-linux-gnu aarch64-unknow
     rustup target add "$target"
   fi
 done
-if for_tests && ! python3 -c 'import ziglang' 2>/dev/null; then
-  log "pip install ziglang"
-  python3 -m pip install --quiet ziglang || python3 -m pip install --quiet --break-system-packages ziglang
+# The tools installed with cargo, each at one version, built --locked (from
+# its own Cargo.lock, or ours under scripts/locks/): no fallback to a fresh
+# resolution, a failed install stops the setup.
+CARGO_ZIGBUILD_VERSION=0.24.1
+WASM_PACK_VERSION=0.15.1
+CARGO_FUZZ_VERSION=0.13.2
+zig_version=$(sed -n 's/^ziglang==\([^ ]*\).*/\1/p' scripts/requirements-zig.txt)
+if for_tests && [ "$(python3 -c 'import importlib.metadata as m; print(m.version("ziglang"))' 2>/dev/null)" != "$zig_version" ]; then
+  log "pip install ziglang $zig_version (scripts/requirements-zig.txt)"
+  python3 -m pip install --quiet -r scripts/requirements-zig.txt || python3 -m pip install --quiet --break-system-packages -r scripts/requirements-zig.txt
 fi
-if for_tests && ! command -v cargo-zigbuild >/dev/null 2>&1; then
-  log "cargo install cargo-zigbuild (about 2 minutes, once)"
-  cargo install --quiet --locked cargo-zigbuild || cargo install --quiet cargo-zigbuild
+if for_tests && [ "$(cargo-zigbuild --version 2>/dev/null | awk '{print $2}')" != "$CARGO_ZIGBUILD_VERSION" ]; then
+  log "cargo install cargo-zigbuild $CARGO_ZIGBUILD_VERSION (about 2 minutes, once)"
+  cargo install --quiet --locked cargo-zigbuild --version "$CARGO_ZIGBUILD_VERSION"
 fi
 wbg_version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' Cargo.lock)
 if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$wbg_version" ]; then
   log "cargo install wasm-bindgen-cli $wbg_version (about 4 minutes, once)"
-  cargo install --quiet --locked wasm-bindgen-cli --version "$wbg_version" \
-    || cargo install --quiet wasm-bindgen-cli --version "$wbg_version"
+  scripts/install-locked.sh wasm-bindgen-cli "$wbg_version"
 fi
-if ! command -v wasm-pack >/dev/null 2>&1; then
-  log "cargo install wasm-pack (about 3 minutes, once)"
-  cargo install --quiet --locked wasm-pack || cargo install --quiet wasm-pack
+if [ "$(wasm-pack --version 2>/dev/null | awk '{print $2}')" != "$WASM_PACK_VERSION" ]; then
+  log "cargo install wasm-pack $WASM_PACK_VERSION (about 3 minutes, once)"
+  cargo install --quiet --locked wasm-pack --version "$WASM_PACK_VERSION"
 fi
 # `make fuzz`: cargo-fuzz drives libFuzzer, whose instrumentation needs nightly.
 if for_tests && ! rustup run nightly rustc --version >/dev/null 2>&1; then
   log "rustup toolchain install nightly (for cargo fuzz)"
   rustup toolchain install nightly --profile minimal
 fi
-if for_tests && ! command -v cargo-fuzz >/dev/null 2>&1; then
-  log "cargo install cargo-fuzz (about a minute, once)"
-  cargo install --quiet --locked cargo-fuzz || cargo install --quiet cargo-fuzz
+if for_tests && [ "$(cargo fuzz --version 2>/dev/null | awk '{print $2}')" != "$CARGO_FUZZ_VERSION" ]; then
+  log "cargo install cargo-fuzz $CARGO_FUZZ_VERSION (about a minute, once)"
+  cargo install --quiet --locked cargo-fuzz --version "$CARGO_FUZZ_VERSION"
 fi
