@@ -43,7 +43,7 @@ Usage: qr_server [--host HOST] [--port PORT] [--max-connections N]
                        GET /healthz, apart from the public port (env
                        METRICS_HOST, default 127.0.0.1: this host only)
   --metrics-port PORT  its port, 0 for any free port (env METRICS_PORT,
-                       default 0; the ready line names it)
+                       default 0; the start log line names it)
   --no-metrics         neither count nor time requests, no operator's listener
                        (env QR_METRICS=off; docs/operations.md, \"Metrics\")
   --access-log         log a line per request (env QR_ACCESS_LOG=on)
@@ -59,9 +59,9 @@ GET /metrics (Prometheus) and GET /healthz. Raises
 its soft open-file limit to the hard one and says which connection cap is in
 force (HTTP and RPC connections together). Logs one JSON object per line on
 stdout (docs/operations.md, \"Logs\"), the ready ones with the messages
-`qr_server rpc listening on unix:PATH` (with --rpc), `qr_server metrics
-on http://ADDR/metrics` (unless --no-metrics), then `qr_server listening
-on http://ADDR`; SIGINT or SIGTERM stops accepting, finishes
+`qr_server rpc listening on unix:PATH` (with --rpc), then `qr_server
+listening on http://ADDR`; the start line before them names the operator's
+listener (`metrics on http://ADDR/metrics`, unless --no-metrics); SIGINT or SIGTERM stops accepting, finishes
 in-flight requests and calls, exits 0.
 ";
 
@@ -241,21 +241,29 @@ async fn serve(options: Options) -> Result<(), String> {
         }
         None => None,
     };
+    // Where the operator's listener is, in the start line (not a ready line
+    // of its own: a supervisor takes the first ready URL for the service).
+    let metrics_url = match &operator_listener {
+        Some(operator) => {
+            let addr = operator.local_addr().map_err(|err| err.to_string())?;
+            Some(format!("http://{addr}/metrics"))
+        }
+        None => None,
+    };
+    let metrics_said = metrics_url
+        .as_deref()
+        .map_or(String::new(), |url| format!("; metrics on {url}"));
     tracing::info!(
         event = "start",
         pid = std::process::id(),
         max_connections,
         open_files,
-        "qr_server: at most {max_connections} connections (open-file limit {open_files})"
+        metrics_url = metrics_url.as_deref(),
+        "qr_server: at most {max_connections} connections (open-file limit {open_files}){metrics_said}"
     );
     if let Some((_, _, path)) = &rpc {
         let url = format!("unix:{}", path.display());
         tracing::info!(event = "ready", url, "qr_server rpc listening on {url}");
-    }
-    if let Some(operator) = &operator_listener {
-        let addr = operator.local_addr().map_err(|err| err.to_string())?;
-        let url = format!("http://{addr}/metrics");
-        tracing::info!(event = "ready", url, "qr_server metrics on {url}");
     }
     let url = format!("http://{local}");
     tracing::info!(event = "ready", url, "qr_server listening on {url}");

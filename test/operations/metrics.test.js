@@ -53,10 +53,10 @@ async function refuseOnePastTheCap(url, most = 12) {
   return refused;
 }
 
-/** qr_server's operator's listener, from its ready line `qr_server metrics on http://ADDR/metrics`. */
+/** qr_server's operator's listener, from its start log line (`... metrics on http://ADDR/metrics`). */
 function qrServerMetricsUrl(server) {
   const match = /metrics on (http:\/\/[^\s"]+)/.exec(server.output());
-  assert.ok(match, `no metrics ready line in:\n${server.output()}`);
+  assert.ok(match, `no metrics URL in the start line of:\n${server.output()}`);
   return match[1];
 }
 

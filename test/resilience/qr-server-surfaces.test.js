@@ -15,10 +15,10 @@ const { getFresh, qrcodePath } = require('../helpers/http');
 const PER_CLIENT = 8;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** The operator's listener, from qr_server's ready line `qr_server metrics on http://ADDR/metrics`. */
+/** The operator's listener, from qr_server's start log line (`... metrics on http://ADDR/metrics`). */
 function operatorOrigin(server) {
   const match = /metrics on (http:\/\/[^\s"]+)\/metrics/.exec(server.output());
-  assert.ok(match, `no metrics ready line in:\n${server.output()}`);
+  assert.ok(match, `no metrics URL in the start line of:\n${server.output()}`);
   return match[1];
 }
 
