@@ -28,6 +28,7 @@ const ID = process.pid % 100_000;
 const NS = { lb: `qr-lb-${ID}`, a: `qr-a-${ID}`, b: `qr-b-${ID}` };
 const BACKENDS = { a: '10.231.1', b: '10.231.2' }; // each link's /24: lb is .1, the backend .2
 const PORT = 8080;
+const METRICS_PORT = 9464; // qr_server's operator listener, beside the public port
 
 // The load, and when each fault starts and ends, in seconds from its start.
 const RATE = 100;
@@ -71,9 +72,9 @@ async function getFromLb(url) {
   return JSON.parse((await inNs(NS.lb, process.execPath, '-e', script)).stdout);
 }
 
-/** The QR codes qr_server on `host` has answered, from its /metrics. */
+/** The QR codes qr_server on `host` has answered, from its operator listener's /metrics. */
 async function answeredBy(host) {
-  const { body } = await getFromLb(`http://${BACKENDS[host]}.2:${PORT}/metrics`);
+  const { body } = await getFromLb(`http://${BACKENDS[host]}.2:${METRICS_PORT}/metrics`);
   return Number(/^http_requests_total\{route="\/qrcode",status="200",tier="axum"\} (\d+)$/m.exec(body)?.[1] ?? 0);
 }
 
@@ -98,7 +99,8 @@ describe('scale-out across three network namespaces: a cut link and a frozen hos
       ip('-n', NS[host], 'addr', 'add', `${net}.2/24`, 'dev', far);
       ip('-n', NS.lb, 'link', 'set', near, 'up');
       ip('-n', NS[host], 'link', 'set', far, 'up');
-      servers[host] = await startServer('ip', ['netns', 'exec', NS[host], QR_SERVER, '--host', `${net}.2`, '--port', String(PORT)]);
+      servers[host] = await startServer('ip', ['netns', 'exec', NS[host], QR_SERVER, '--host', `${net}.2`, '--port', String(PORT),
+        '--metrics-host', `${net}.2`, '--metrics-port', String(METRICS_PORT)]);
     }
     prefix = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-scale-out-'));
     fs.chmodSync(prefix, 0o755); // nginx's workers run as nobody
