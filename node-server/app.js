@@ -21,17 +21,17 @@ const LOOP_RESOLUTION_MS = 1;
  * `isPipelined(req)`: the request's connection pipelines (sends requests
  * before their predecessors are answered); its generations wait behind those
  * of every other request.
- * `metrics` (lib/metrics.js) counts and times the requests; `exposition()`
- * is the text `GET /metrics` answers (this process's, or the cluster's);
- * `log` (tier-adapters/log) takes refused and failed requests, and with `log.access`
+ * `metrics` (lib/metrics.js) counts and times the requests (server.js
+ * serves them on the operator's listener, not here); `log`
+ * (tier-adapters/log) takes refused and failed requests, and with `log.access`
  * a line per request. `eventLoopRoute` adds the benchmark's GET /metrics/event-loop.
  * @param {{ tier: string, generateQrCode: (text: string, options: { signal: AbortSignal, priority: 'low' | 'normal' }) => Promise<Buffer>,
  *   isPipelined?: (req: import('node:http').IncomingMessage) => boolean,
- *   metrics?: ReturnType<typeof import('./lib/metrics').createMetrics>, exposition?: () => Promise<string>,
+ *   metrics?: ReturnType<typeof import('./lib/metrics').createMetrics>,
  *   log?: ReturnType<typeof import('tier-adapters/log').createLog>, eventLoopRoute?: boolean }} options
  */
 function createApp({
-  tier, generateQrCode, isPipelined = () => false, metrics, exposition, log, eventLoopRoute = false,
+  tier, generateQrCode, isPipelined = () => false, metrics, log, eventLoopRoute = false,
 }) {
   const app = express();
   // Per-response work the hot path does not need: a body hash for ETag.
@@ -81,23 +81,10 @@ function createApp({
     res.json({ tier, pid: process.pid });
   });
 
-  // Prometheus's text format; the off switch (--no-metrics) leaves no route.
-  const exposing = metrics?.record && exposition;
-  if (exposing) {
-    app.get('/metrics', async (req, res) => {
-      try {
-        const text = await exposition();
-        res.set('Content-Type', metrics.registry.contentType).send(text);
-      } catch (err) {
-        log?.error({ event: 'metrics', error: err.message }, 'metrics unavailable');
-        res.status(503).type(TEXT_PLAIN).send('metrics unavailable');
-      }
-    });
-  }
-
   // The API's routes answer GET and HEAD; any other method gets 405 with no
-  // body, as on qr_server (axum).
-  for (const route of ['/qrcode', '/healthz', ...(exposing ? ['/metrics'] : [])]) {
+  // body, as on qr_server (axum). /metrics is not one: it is on the
+  // operator's listener (server.js), and 404 here, as on qr_server's public port.
+  for (const route of ['/qrcode', '/healthz']) {
     app.all(route, (req, res) => res.status(405).set('Allow', 'GET,HEAD').end());
   }
 

@@ -7,7 +7,7 @@ const { parseArgs } = require('node:util');
 const { createApp } = require('./app');
 const { createMetrics } = require('./lib/metrics');
 const { createLog } = require('tier-adapters/log');
-const { serveClusterMetrics, clusterMetricsClient } = require('tier-adapters/prometheus');
+const { serveClusterMetrics, clusterMetricsClient, listenMetrics } = require('tier-adapters/prometheus');
 const { createBackoff, createHttpServer, HTTP_LIMITS: LIMITS, openFileLimit, connectionCap } = require('tier-adapters');
 const { loadTier, tierNames } = require('./tiers');
 
@@ -31,7 +31,14 @@ const USAGE = `Usage: node node-server/server.js --tier <name> [options]
                    503 and close (env QR_MAX_CONNECTIONS_PER_CLIENT, default
                    0: no limit but --max-connections). Behind a proxy every
                    client is the proxy's address: limit there (nginx limit_conn)
-  --no-metrics     neither count nor time requests, no GET /metrics
+  --metrics-host HOST
+                   address of the operator's listener, GET /metrics and
+                   GET /healthz (env METRICS_HOST, default 127.0.0.1: an
+                   operator widens it, never the public by default)
+  --metrics-port PORT
+                   its port, 0 for any free one (env METRICS_PORT, default
+                   0); the start line says which
+  --no-metrics     neither count nor time requests, no operator's listener
                    (env QR_METRICS=off; docs/operations.md, "Metrics")
   --access-log     log a line per request (env QR_ACCESS_LOG=on)
   --event-loop-route
@@ -41,10 +48,12 @@ const USAGE = `Usage: node node-server/server.js --tier <name> [options]
   --upstream URL   axum-proxy: use this qr_server instead of starting one (env QR_UPSTREAM);
                    axum-rpc: unix:PATH, the socket of a qr_server started with --rpc PATH
 
-Routes: GET /qrcode?text=..., GET /healthz, GET /metrics (Prometheus; in
-cluster mode, every worker's summed). Logs one JSON object per line on
-stdout (docs/operations.md, "Logs"), the ready one with the message
-"node-server (TIER) listening on http://ADDR"; SIGTERM or SIGINT stops
+Routes: GET /qrcode?text=..., GET /healthz; on the operator's listener
+GET /metrics (Prometheus; in cluster mode, every worker's summed) and
+GET /healthz. Logs one JSON object per line on stdout (docs/operations.md,
+"Logs"): the start line names the operator's listener ("metrics on
+http://ADDR/metrics"), the ready one says "node-server (TIER) listening on
+http://ADDR"; SIGTERM or SIGINT stops
 accepting, finishes in-flight requests, stops child processes, exits 0.`;
 
 function parseOptions(argv, env) {
@@ -61,6 +70,8 @@ function parseOptions(argv, env) {
         type: 'string', default: env.QR_MAX_CONNECTIONS_PER_CLIENT ?? String(LIMITS.maxConnectionsPerClient),
       },
       upstream: { type: 'string', default: env.QR_UPSTREAM },
+      'metrics-host': { type: 'string', default: env.METRICS_HOST ?? '127.0.0.1' },
+      'metrics-port': { type: 'string', default: env.METRICS_PORT ?? '0' },
       'no-metrics': { type: 'boolean', default: env.QR_METRICS === 'off' },
       'access-log': { type: 'boolean', default: env.QR_ACCESS_LOG === 'on' },
       'event-loop-route': { type: 'boolean', default: env.QR_EVENT_LOOP_ROUTE === 'on' },
@@ -69,6 +80,7 @@ function parseOptions(argv, env) {
   });
   if (values.help) return null;
   const port = Number(values.port);
+  const metricsPort = Number(values['metrics-port']);
   const workers = Number(values.workers);
   const maxQueue = Number(values['max-queue']);
   const maxConnections = Number(values['max-connections']);
@@ -76,6 +88,9 @@ function parseOptions(argv, env) {
   if (!values.tier) throw new Error('--tier is required');
   if (!tierNames.includes(values.tier)) throw new Error(`unknown tier "${values.tier}" (one of: ${tierNames.join(', ')})`);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port "${values.port}"`);
+  if (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535) {
+    throw new Error(`invalid metrics-port "${values['metrics-port']}"`);
+  }
   if (!Number.isInteger(workers) || workers < 1) throw new Error(`invalid workers "${values.workers}"`);
   if (!Number.isInteger(maxQueue) || maxQueue < 0) throw new Error(`invalid max-queue "${values['max-queue']}"`);
   if (!Number.isInteger(maxConnections) || maxConnections < 1) {
@@ -86,7 +101,7 @@ function parseOptions(argv, env) {
   }
   return {
     tier: values.tier, host: values.host, port, workers, maxQueue, maxConnections, maxConnectionsPerClient,
-    upstream: values.upstream,
+    upstream: values.upstream, metricsHost: values['metrics-host'], metricsPort,
     metrics: !values['no-metrics'], accessLog: values['access-log'], eventLoopRoute: values['event-loop-route'],
   };
 }
@@ -124,15 +139,17 @@ async function serve(options, log) {
   });
   const name = tier.name ?? options.tier;
   metrics.watch({ name, tier, openConnections });
-  const exposition = cluster.isWorker ? clusterMetricsClient(metrics.registry) : () => metrics.registry.metrics();
+  // Clustered, the primary serves the metrics: a worker gives it its registry when asked.
+  if (cluster.isWorker && options.metrics) clusterMetricsClient(metrics.registry);
   const handle = createApp({
-    tier: name, generateQrCode: tier.run, isPipelined, metrics, exposition, log, eventLoopRoute: options.eventLoopRoute,
+    tier: name, generateQrCode: tier.run, isPipelined, metrics, log, eventLoopRoute: options.eventLoopRoute,
   });
+  let operator;
   // Before the ready line: a supervisor may send SIGTERM the moment it reads it.
   onShutdownSignal(log, async () => {
     // Stop accepting, answer what is in flight, and close every keep-alive
     // connection once it is idle instead of waiting out its timeout.
-    await shutdown();
+    await Promise.all([shutdown(), operator?.close()]);
     await tier.close();
   });
   server.listen(options.port, options.host);
@@ -143,7 +160,9 @@ async function serve(options, log) {
   if (cluster.isPrimary) {
     const { address, port } = server.address();
     const running = tier.name && tier.name !== options.tier ? `${options.tier}: ${tier.name}` : options.tier;
-    sayCap(log, options);
+    const collect = () => metrics.registry.metrics();
+    operator = await listenOperator(options, log, metrics, collect, () => ({ tier: name, pid: process.pid }));
+    sayCap(log, options, operator?.url);
     const url = `http://${address}:${port}`;
     log.info({ event: 'ready', url, tier: name }, `node-server (${running}) listening on ${url}`);
   }
@@ -154,7 +173,8 @@ async function serveCluster(options, log) {
   const adapter = loadTier(options.tier);
   // The primary's own: worker and upstream restarts, its process's figures.
   const metrics = createMetrics({ record: options.metrics });
-  if (options.metrics) serveClusterMetrics(metrics.registry);
+  const collect = options.metrics ? serveClusterMetrics(metrics.registry) : null;
+  const operator = await listenOperator(options, log, metrics, collect, () => ({ tier: options.tier, pid: process.pid }));
   const onRestart = (kind) => metrics.restarted(kind);
   const shared = options.upstream ? undefined : await adapter.startShared?.({ ...options, onRestart, log: tierLog(log) });
   // Bun's workers bind sockets of their own (no handle passing yet: oven-sh/bun#38109), so port 0 would
@@ -171,7 +191,7 @@ async function serveCluster(options, log) {
     ports.add(address.port);
     if (ports.size > 1) fatal(log, new Error(`workers listen on different ports: ${[...ports].join(', ')}`));
     if (++listening === options.workers) {
-      sayCap(log, options);
+      sayCap(log, options, operator?.url);
       const url = `http://${options.host}:${address.port}`;
       const message = `node-server (${options.tier}, ${options.workers} workers) listening on ${url}`;
       log.info({ event: 'ready', url, tier: options.tier, workers: options.workers }, message);
@@ -192,7 +212,7 @@ async function serveCluster(options, log) {
       (worker) => new Promise((resolve) => worker.once('exit', resolve)),
     );
     for (const worker of Object.values(cluster.workers)) worker.process.kill('SIGTERM');
-    await Promise.all(exits);
+    await Promise.all([...exits, operator?.close()]);
     await shared?.close();
   });
   for (let i = 0; i < options.workers; i++) fork();
@@ -207,10 +227,26 @@ async function freePort(host) {
   return port;
 }
 
-/** Which connection cap is in force, once the server has started. */
-function sayCap(log, { maxConnections, openFiles }) {
-  const fields = { event: 'start', pid: process.pid, max_connections: maxConnections, open_files: openFiles };
-  log.info(fields, `node-server: at most ${maxConnections} connections per process (open-file limit ${openFiles})`);
+/**
+ * The operator's listener (GET /metrics, GET /healthz) on --metrics-host and
+ * --metrics-port, unless --no-metrics: `collect` gives the exposition.
+ */
+async function listenOperator(options, log, metrics, collect, health) {
+  if (!options.metrics) return null;
+  return listenMetrics({
+    collect, health, contentType: metrics.registry.contentType,
+    host: options.metricsHost, port: options.metricsPort,
+    onError: (err) => log.error({ event: 'metrics', error: err.message }, 'metrics unavailable'),
+  });
+}
+
+/** Which connection cap is in force, and where the metrics are, once the server has started. */
+function sayCap(log, { maxConnections, openFiles }, metricsUrl) {
+  const fields = {
+    event: 'start', pid: process.pid, max_connections: maxConnections, open_files: openFiles, metrics_url: metricsUrl,
+  };
+  const where = metricsUrl ? `; metrics on ${metricsUrl}` : '';
+  log.info(fields, `node-server: at most ${maxConnections} connections per process (open-file limit ${openFiles})${where}`);
 }
 
 function onShutdownSignal(log, shutdown) {

@@ -1,9 +1,10 @@
 'use strict';
 
-// Cluster mode: `GET /metrics` on any worker answers for the whole cluster.
-// The worker asks the primary, which collects every worker's registry and
-// its own (say, worker restarts) and sums them with prom-client's
-// aggregation (gauges of the event loop averaged, as prom-client defines).
+// Cluster mode: one exposition for the whole cluster. The primary collects
+// every worker's registry and its own (say, worker restarts) and sums them
+// with prom-client's aggregation (gauges of the event loop averaged, as
+// prom-client defines); it answers its own metrics listener with it, and
+// any worker that asks.
 const cluster = require('node:cluster');
 const { AggregatorRegistry } = require('prom-client');
 
@@ -16,21 +17,34 @@ const COLLECT_TIMEOUT_MS = 2_000;
 // at most one collection per this period, not one per request.
 const SHARED_FOR_MS = 250;
 
-/** In the primary: answers the workers' requests for the cluster's metrics. */
-function serveClusterMetrics(registry) {
-  const collections = new Map(); // id -> { left: Set<worker id>, metrics: [], done }
-  let nextId = 0;
+/**
+ * `collect` shared: a call while one runs, or within SHARED_FOR_MS of its
+ * end, gets its answer; a failure is not kept.
+ * @param {() => Promise<string>} collect
+ * @returns {() => Promise<string>}
+ */
+function shareCollections(collect) {
   let shared = null; // { text: Promise<string>, at } of the latest collection
-  const collectShared = () => {
+  return () => {
     if (!shared || performance.now() - shared.at > SHARED_FOR_MS) {
       const text = collect();
       shared = { text, at: Infinity };
-      // Shared from its start until SHARED_FOR_MS after its end; a failure is not kept.
       const latest = () => shared?.text === text;
       text.then(() => latest() && (shared.at = performance.now()), () => latest() && (shared = null));
     }
     return shared.text;
   };
+}
+
+/**
+ * In the primary: answers the workers' requests for the cluster's metrics,
+ * and returns what collects them (shared, as shareCollections).
+ * @returns {() => Promise<string>}
+ */
+function serveClusterMetrics(registry) {
+  const collections = new Map(); // id -> { left: Set<worker id>, metrics: [], done }
+  let nextId = 0;
+  const collectShared = shareCollections(collect);
   cluster.on('message', (worker, message) => {
     if (message?.[TYPE] === 'all') {
       collectShared().then(
@@ -76,6 +90,7 @@ function serveClusterMetrics(registry) {
     });
     return AggregatorRegistry.aggregate(metrics).metrics();
   }
+  return collectShared;
 }
 
 /**
@@ -115,4 +130,4 @@ function clusterMetricsClient(registry) {
   }
 }
 
-module.exports = { serveClusterMetrics, clusterMetricsClient };
+module.exports = { shareCollections, serveClusterMetrics, clusterMetricsClient };

@@ -11,7 +11,7 @@ const DURATION_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0
 // can grow the series without bound.
 const ROUTES = new Set(['/qrcode', '/healthz', '/metrics']);
 const OTHER = 'other';
-const REFUSALS = ['connection_cap', 'queue_full'];
+const REFUSALS = ['connection_cap', 'client_cap', 'queue_full'];
 
 /**
  * One process's registry. `record: false` is the off switch: no request is

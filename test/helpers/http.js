@@ -75,4 +75,45 @@ function parseResponses(raw) {
   return responses;
 }
 
-module.exports = { send, get, getFresh, rawRequest, qrcodePath, parseResponses, agent };
+// A second client's waits while an attack runs (victim below): the issue's bounds.
+const VICTIM_P50_MS = 100;
+// The machine is shared and noisy: the worst single wait gets slack.
+const VICTIM_MAX_MS = 1000;
+
+/** A well-behaved client polling while an attack runs: its latencies and statuses. */
+function victim(url, { every = 50 } = {}) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const latencies = [];
+  const statuses = [];
+  let running = true;
+  const done = (async () => {
+    for (let i = 0; running; i++) {
+      const started = performance.now();
+      const { hostname, port } = new URL(url);
+      const status = await new Promise((resolve) => {
+        const req = http.get({ host: hostname, port, path: qrcodePath(`victim ${i}`), agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode));
+        });
+        req.on('error', (err) => resolve(err.code));
+      });
+      latencies.push(performance.now() - started);
+      statuses.push(status);
+      await new Promise((resolve) => setTimeout(resolve, every));
+    }
+    agent.destroy();
+  })();
+  return {
+    async stop() {
+      running = false;
+      await done;
+      const sorted = [...latencies].sort((a, b) => a - b);
+      return { statuses, p50: sorted[sorted.length >> 1], max: sorted.at(-1), count: sorted.length };
+    },
+  };
+}
+
+
+module.exports = {
+  send, get, getFresh, rawRequest, qrcodePath, parseResponses, agent, victim, VICTIM_P50_MS, VICTIM_MAX_MS,
+};

@@ -8,12 +8,11 @@
 // shutdown.test.js.
 const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
-const http = require('node:http');
 const fs = require('node:fs');
 const net = require('node:net');
 const { startTier, startServer, tierCommand } = require('../helpers/servers');
 const { connect, establishedOnPort } = require('../helpers/sockets');
-const { get, getFresh, qrcodePath, parseResponses } = require('../helpers/http');
+const { get, getFresh, qrcodePath, parseResponses, victim, VICTIM_P50_MS, VICTIM_MAX_MS } = require('../helpers/http');
 const { decodeQrPng } = require('../helpers/decode');
 const { childPids, waitFor, within } = require('../helpers/processes');
 const { TIERS } = require('../helpers/tiers');
@@ -26,9 +25,6 @@ const MB = 1e6;
 const MAX_GROWTH_BYTES = 100 * MB;
 // Heads that fail to parse leave nothing to keep: a tighter bound.
 const MAX_BOMB_GROWTH_BYTES = 50 * MB;
-const VICTIM_P50_MS = 100;
-// The machine is shared and noisy: the worst single wait gets slack.
-const VICTIM_MAX_MS = 1000;
 // The servers' timeouts (tier-adapters/http-server.js, qr_server/src/limits.rs).
 const IDLE_TIMEOUT_MS = 10_000;
 // `make test-node-lines` runs the attacks on the other supported Node lines
@@ -38,39 +34,6 @@ const IDLE_TIMEOUT_MS = 10_000;
 // same for all).
 const QUICK = Boolean(process.env.ADVERSARIAL_QUICK);
 const PINNED_LINE_ONLY = QUICK && 'ADVERSARIAL_QUICK: the pinned Node line runs this';
-
-/** A well-behaved client polling while an attack runs: its latencies and statuses. */
-function victim(url, { every = 50 } = {}) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const latencies = [];
-  const statuses = [];
-  let running = true;
-  const done = (async () => {
-    for (let i = 0; running; i++) {
-      const started = performance.now();
-      const { hostname, port } = new URL(url);
-      const status = await new Promise((resolve) => {
-        const req = http.get({ host: hostname, port, path: qrcodePath(`victim ${i}`), agent }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode));
-        });
-        req.on('error', (err) => resolve(err.code));
-      });
-      latencies.push(performance.now() - started);
-      statuses.push(status);
-      await sleep(every);
-    }
-    agent.destroy();
-  })();
-  return {
-    async stop() {
-      running = false;
-      await done;
-      const sorted = [...latencies].sort((a, b) => a - b);
-      return { statuses, p50: sorted[sorted.length >> 1], max: sorted.at(-1), count: sorted.length };
-    },
-  };
-}
 
 /** The server tree's RSS, sampled until stopped: the peak. */
 function rssPeak(pid) {
