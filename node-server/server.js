@@ -12,6 +12,9 @@ const { createBackoff, createHttpServer, HTTP_LIMITS: LIMITS, openFileLimit, con
 const { loadTier, tierNames } = require('./tiers');
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
+// How long an exit waits for the log's last lines to be written (a thread
+// writes them: tier-adapters/log); a reader that stopped reading gets no more.
+const LOG_FLUSH_MS = 1_000;
 
 const USAGE = `Usage: node node-server/server.js --tier <name> [options]
 
@@ -106,11 +109,19 @@ function parseOptions(argv, env) {
   };
 }
 
-/** The reason it stops: a log line, and one plain line on stderr for whoever started it. */
+/** Exits with `code` once the log's lines are written, or LOG_FLUSH_MS has passed. */
+function exitAfterLog(log, code) {
+  log.flush(LOG_FLUSH_MS).finally(() => process.exit(code));
+}
+
+let failing = false;
+/** The reason it stops: a log line, and one plain line on stderr for whoever started it; nothing else runs. */
 function fatal(log, err) {
+  if (failing) return;
+  failing = true;
   log.error({ event: 'fatal', error: err.message }, `node-server: ${err.message}`);
   console.error(`node-server: ${err.message}`);
-  process.exit(1);
+  exitAfterLog(log, 1);
 }
 
 /** What the tiers' supervision says: which tier `auto` chose, children replaced. */
@@ -123,7 +134,7 @@ const tierLog = (log) => ({
 async function serve(options, log) {
   // The app handles the server's requests and asks it which came pipelined;
   // the tiers on the event loop ask it whether connections are arriving.
-  const metrics = createMetrics({ record: options.metrics });
+  const metrics = createMetrics({ record: options.metrics, droppedLines: log.dropped });
   const { server, shutdown, isPipelined, acceptedSinceAsked, openConnections } = createHttpServer((req, res) => handle(req, res), {
     maxConnections: options.maxConnections,
     maxConnectionsPerClient: options.maxConnectionsPerClient,
@@ -172,7 +183,7 @@ async function serve(options, log) {
 async function serveCluster(options, log) {
   const adapter = loadTier(options.tier);
   // The primary's own: worker and upstream restarts, its process's figures.
-  const metrics = createMetrics({ record: options.metrics });
+  const metrics = createMetrics({ record: options.metrics, droppedLines: log.dropped });
   const collect = options.metrics ? serveClusterMetrics(metrics.registry) : null;
   const operator = await listenOperator(options, log, metrics, collect, () => ({ tier: options.tier, pid: process.pid }));
   const onRestart = (kind) => metrics.restarted(kind);
@@ -189,7 +200,7 @@ async function serveCluster(options, log) {
   const ports = new Set();
   cluster.on('listening', (worker, address) => {
     ports.add(address.port);
-    if (ports.size > 1) fatal(log, new Error(`workers listen on different ports: ${[...ports].join(', ')}`));
+    if (ports.size > 1) return fatal(log, new Error(`workers listen on different ports: ${[...ports].join(', ')}`));
     if (++listening === options.workers) {
       sayCap(log, options, operator?.url);
       const url = `http://${options.host}:${address.port}`;
@@ -198,8 +209,8 @@ async function serveCluster(options, log) {
     }
   });
   cluster.on('exit', (worker, code, signal) => {
-    if (stopping) return;
-    if (listening < options.workers) fatal(log, new Error(`worker failed to start (exit ${signal ?? code})`));
+    if (stopping || failing) return;
+    if (listening < options.workers) return fatal(log, new Error(`worker failed to start (exit ${signal ?? code})`));
     const delay = backoff.next(Date.now() - worker.forkedAt);
     const fields = { event: 'restart', kind: 'worker', exited: worker.process.pid, status: signal ?? code, delay_ms: delay };
     log.warn(fields, `worker ${worker.process.pid} exited with ${signal ?? code}; forking a new one in ${delay} ms`);
@@ -258,11 +269,11 @@ function onShutdownSignal(log, shutdown) {
     if (cluster.isPrimary) log.info({ event: 'stop', signal }, 'node-server: stopping');
     setTimeout(() => {
       log.error({ event: 'stop' }, 'node-server: shutdown timed out');
-      process.exit(1);
+      exitAfterLog(log, 1);
     }, SHUTDOWN_TIMEOUT_MS).unref();
     shutdown().then(() => {
       if (cluster.isPrimary) log.info({ event: 'stopped' }, 'node-server: stopped');
-      process.exit(0);
+      exitAfterLog(log, 0);
     }, (err) => fatal(log, err));
   };
   process.on('SIGTERM', handler);

@@ -7,6 +7,7 @@
 // service's lines and a Rust server's alike.
 const crypto = require('node:crypto');
 const pino = require('pino');
+const { createLineWriter } = require('./line-writer');
 
 // What a client may send as its request id (nginx's $request_id is 32 hex
 // digits); anything else is replaced, so a client cannot forge log lines.
@@ -16,19 +17,22 @@ const REQUEST_ID = /^[\w.:-]{1,64}$/;
 // must not become a flood of log lines.
 const LINES_PER_SECOND = 20;
 
-/** @param {{ access?: boolean }} [options] access: a line per request. */
-function createLog({ access = false } = {}) {
+/**
+ * @param {{ access?: boolean, fd?: number }} [options] access: a line per
+ *   request; fd: where the lines go (1, stdout).
+ */
+function createLog({ access = false, fd = 1 } = {}) {
+  // A thread of its own writes the lines (line-writer.js): a reader that
+  // stops reading stalls it, never the event loop; past 8 MiB waiting,
+  // lines are dropped and counted.
+  const writer = createLineWriter({ fd });
   const logger = pino({
     // No pid or hostname on every line: a start line can carry the pid.
     base: undefined,
     messageKey: 'message',
     timestamp: () => `,"timestamp":"${new Date().toISOString()}"`,
     formatters: { level: (label) => ({ level: label.toUpperCase() }) },
-    // Written at once, in order, as console.log writes to a pipe. pino's
-    // batched (async) destination saved nothing measurable with an access
-    // log on (the JSON costs, not the write) and held tens of MB for a slow
-    // reader.
-  }, pino.destination({ dest: 1, sync: true }));
+  }, writer);
   const windows = new Map(); // kind -> { second, lines, suppressed }
 
   /** A line of `kind`, unless this second's are spent. */
@@ -47,6 +51,10 @@ function createLog({ access = false } = {}) {
   return {
     logger,
     access,
+    /** Lines dropped: past the bound, a reader that stopped reading, or one that hung up. */
+    dropped: writer.dropped,
+    /** Resolves true once every line is written, false after `ms`: before an exit. */
+    flush: writer.flush,
     info: (fields, message) => logger.info(fields, message),
     warn: (fields, message) => logger.warn(fields, message),
     error: (fields, message) => logger.error(fields, message),

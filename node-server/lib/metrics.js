@@ -16,10 +16,11 @@ const REFUSALS = ['connection_cap', 'client_cap', 'queue_full'];
 /**
  * One process's registry. `record: false` is the off switch: no request is
  * counted or timed and there is no /metrics; refusals and restarts (rare) are
- * still counted, for a log line or a later switch.
- * @param {{ record?: boolean }} [options]
+ * still counted, for a log line or a later switch. `droppedLines()`: the
+ * log's lines dropped so far (tier-adapters/log), read at each scrape.
+ * @param {{ record?: boolean, droppedLines?: () => number }} [options]
  */
-function createMetrics({ record = true } = {}) {
+function createMetrics({ record = true, droppedLines = () => 0 } = {}) {
   const registry = new Registry();
   const registers = [registry];
   const requests = createRequestMetrics({ registry, buckets: DURATION_BUCKETS, routes: [...ROUTES, OTHER] });
@@ -37,6 +38,17 @@ function createMetrics({ record = true } = {}) {
     registers,
   });
   for (const kind of ['child', 'worker', 'upstream']) restarts.inc({ kind }, 0);
+  let droppedSeen = 0;
+  new Counter({
+    name: 'qr_log_lines_dropped_total',
+    help: 'Log lines dropped: the log\'s reader stopped reading, or hung up.',
+    registers,
+    collect() {
+      const dropped = droppedLines();
+      this.inc(dropped - droppedSeen);
+      droppedSeen = dropped;
+    },
+  });
   // Read at each scrape from what `watch` was given: nothing per request.
   let sources = { tier: null, openConnections: () => 0 };
   let tier = '';

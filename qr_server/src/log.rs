@@ -15,15 +15,28 @@ use axum::http::HeaderValue;
 pub const LINES_PER_SECOND: u32 = 20;
 /// The longest request id taken from a client (nginx's `$request_id` is 32).
 const MAX_REQUEST_ID: usize = 64;
+/// Lines that may wait for the writing thread. An access line holds the
+/// request's path, up to 8 KiB (MAX_REQUEST_TARGET_BYTES): tracing-appender's
+/// default of 128,000 lines let a client with long paths, and a reader that
+/// stopped reading, hold a gigabyte. 10,000 is at most some 85 MB, half a
+/// second of the busiest access log (a line is ~200 bytes otherwise).
+const BUFFERED_LINES: usize = 10_000;
 
 /// Lines are written by a thread of their own, in batches: a request thread
 /// never waits on the log pipe, and an access log costs a few buffered
-/// writes, not a write(2) per line. Past 128,000 lines waiting (a reader
+/// writes, not a write(2) per line. Past BUFFERED_LINES waiting (a reader
 /// that stopped reading) lines are dropped, not memory grown. The guard
-/// writes what is left when dropped: hold it until exit.
-pub fn init() -> tracing_appender::non_blocking::WorkerGuard {
-    let (writer, guard) =
-        tracing_appender::non_blocking(std::io::BufWriter::new(std::io::stdout()));
+/// writes what is left when dropped: hold it until exit. The counter says
+/// how many lines were dropped (`qr_log_lines_dropped_total`).
+pub fn init() -> (
+    tracing_appender::non_blocking::WorkerGuard,
+    tracing_appender::non_blocking::ErrorCounter,
+) {
+    let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+        .buffered_lines_limit(BUFFERED_LINES)
+        .lossy(true)
+        .finish(std::io::BufWriter::new(std::io::stdout()));
+    let dropped = writer.error_counter();
     tracing_subscriber::fmt()
         .json()
         .flatten_event(true)
@@ -37,7 +50,7 @@ pub fn init() -> tracing_appender::non_blocking::WorkerGuard {
     std::panic::set_hook(Box::new(|info| {
         tracing::error!(event = "panic", "{info}");
     }));
-    guard
+    (guard, dropped)
 }
 
 #[derive(Default)]

@@ -178,9 +178,9 @@ fn main() -> ExitCode {
             }
         };
     }
-    let _written_at_exit = log::init();
+    let (_written_at_exit, dropped_lines) = log::init();
     let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
-    match runtime.block_on(serve(options)) {
+    match runtime.block_on(serve(options, dropped_lines)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             // A log line, and one plain line on stderr for whoever started it.
@@ -191,7 +191,10 @@ fn main() -> ExitCode {
     }
 }
 
-async fn serve(options: Options) -> Result<(), String> {
+async fn serve(
+    options: Options,
+    dropped_lines: tracing_appender::non_blocking::ErrorCounter,
+) -> Result<(), String> {
     let open_files =
         fd_limit::raise().map_err(|err| format!("cannot read the open-file limit: {err}"))?;
     let max_connections = fd_limit::connection_cap(options.max_connections, open_files);
@@ -219,7 +222,10 @@ async fn serve(options: Options) -> Result<(), String> {
         .map_err(|err| format!("cannot handle signals: {err}"))?;
     let connections = Arc::new(tokio::sync::Semaphore::new(max_connections));
     let (draining_tx, draining) = tokio::sync::watch::channel(false);
-    let metrics = Arc::new(metrics::Metrics::new(connections.clone(), max_connections));
+    let metrics = Arc::new(
+        metrics::Metrics::new(connections.clone(), max_connections)
+            .with_dropped_lines(dropped_lines),
+    );
     let log = Arc::new(log::Log::new(options.access_log));
     let rpc = match &options.rpc {
         Some(path) => {

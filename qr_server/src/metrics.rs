@@ -2,6 +2,7 @@
 //! labels node-server uses for the same things (node-server/lib/metrics.js;
 //! docs/operations.md lists them).
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,6 +13,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 use tokio::sync::Semaphore;
+use tracing_appender::non_blocking::ErrorCounter;
 
 pub use prometheus_client::encoding::prometheus_text::CONTENT_TYPE;
 
@@ -85,6 +87,8 @@ pub struct Metrics {
     open_connections: Gauge,
     connections: Arc<Semaphore>,
     max_connections: usize,
+    log_lines_dropped: Counter,
+    dropped_lines: Option<ErrorCounter>,
 }
 
 impl Metrics {
@@ -100,6 +104,7 @@ impl Metrics {
         let running = Family::<TierLabels, Gauge>::default();
         let queued = Family::<TierLabels, Gauge>::default();
         let open_connections = Gauge::default();
+        let log_lines_dropped = Counter::default();
         registry.register(
             "http_requests",
             "Requests answered, by route, status and tier",
@@ -130,6 +135,11 @@ impl Metrics {
             "Open client connections (HTTP and RPC)",
             open_connections.clone(),
         );
+        registry.register(
+            "qr_log_lines_dropped",
+            "Log lines dropped: the log's reader stopped reading, or hung up",
+            log_lines_dropped.clone(),
+        );
         let qrcode_ok = requests.get_or_create_owned(&RequestLabels {
             route: "/qrcode",
             status: 200,
@@ -159,7 +169,15 @@ impl Metrics {
             open_connections,
             connections,
             max_connections,
+            log_lines_dropped,
+            dropped_lines: None,
         }
+    }
+
+    /// The log writer's count of dropped lines (log.rs), read at each scrape.
+    pub fn with_dropped_lines(mut self, dropped: ErrorCounter) -> Self {
+        self.dropped_lines = Some(dropped);
+        self
     }
 
     /// One answered request. `route` is one of [`route_of`]'s.
@@ -200,6 +218,13 @@ impl Metrics {
             .get_or_create(&TierLabels { tier: TIER })
             .set(queued as i64);
         let _ = self.running.get_or_create(&TierLabels { tier: TIER });
+        if let Some(dropped) = &self.dropped_lines {
+            // fetch_max: concurrent scrapes agree, and a counter never goes back.
+            let dropped = dropped.dropped_lines() as u64;
+            self.log_lines_dropped
+                .inner()
+                .fetch_max(dropped, Ordering::Relaxed);
+        }
         let mut text = String::new();
         prometheus_client::encoding::prometheus_text::encode(&mut text, &self.registry)
             .expect("writing to a String cannot fail");
@@ -249,6 +274,7 @@ mod tests {
             r#"qr_generations_running{tier="axum"} 1"#,
             r#"qr_generations_queued{tier="axum"} 5"#,
             "http_open_connections 3",
+            "qr_log_lines_dropped_total 0",
         ] {
             assert!(text.lines().any(|l| l == line), "no {line:?} in\n{text}");
         }

@@ -4,8 +4,10 @@
 // stdout one JSON object with `timestamp`, `level` and `message`; the start,
 // ready and stop events; a failed request and a refused one with their
 // request ids (the client's X-Request-Id, else a new one); the access log
-// behind its switch, with the same keys on both servers; and a flood of
-// refusals that does not become a flood of lines.
+// behind its switch, with the same keys on both servers; a flood of
+// refusals that does not become a flood of lines; and a log reader that
+// stops reading, which must cost lines (dropped, counted), never the
+// serving nor unbounded memory.
 const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
 const { spawn } = require('node:child_process');
@@ -14,7 +16,9 @@ const readline = require('node:readline');
 const { tierCommand } = require('../helpers/servers');
 const { qrcodePath } = require('../helpers/http');
 const { connect } = require('../helpers/sockets');
-const { waitFor } = require('../helpers/processes');
+const { waitFor, within } = require('../helpers/processes');
+const { victim, VICTIM_P50_MS, VICTIM_MAX_MS } = require('../helpers/http');
+const { sampleTree } = require('../../bench/lib/proc-tree');
 const { PANIC_TEXT, TESTING_ENV } = require('../helpers/testing-build');
 
 // tier-adapters/json-log.js and qr_server/src/log.rs: lines a second per kind of refusal.
@@ -121,6 +125,75 @@ for (const tier of ['napi', 'axum']) {
         server.child.kill('SIGTERM');
       }
       assert.equal(await server.exited, 0);
+    });
+  });
+}
+
+// Requests with long paths (each access line carries its path) from a few
+// kept-alive connections, enough to pass both servers' bounds on what waits
+// to be written: node-server's 8 MiB (tier-adapters/line-writer.js),
+// qr_server's 10,000 lines (qr_server/src/log.rs).
+const STALLED_REQUESTS = 12_000;
+const LONG_PATH = `/${'p'.repeat(6000)}`;
+const CONNECTIONS = 8;
+const MB = 1e6;
+const MAX_GROWTH_BYTES = 100 * MB;
+
+/** GETs LONG_PATH `count` times over CONNECTIONS kept-alive connections: the statuses. */
+async function longPathLoad(url, count) {
+  const { hostname, port } = new URL(url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const statuses = [];
+  let next = 0;
+  const one = () => new Promise((resolve) => {
+    http.get({ host: hostname, port, path: LONG_PATH, agent }, (res) => res.resume().on('end', () => resolve(res.statusCode)))
+      .on('error', (err) => resolve(err.code));
+  });
+  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+    while (next++ < count) statuses.push(await one());
+  }));
+  agent.destroy();
+  return statuses;
+}
+
+for (const tier of ['napi', 'axum']) {
+  describe(`${tier}: a log reader that stopped reading`, () => {
+    it(`drops and counts lines past its bound, and serves on with memory bounded`, async () => {
+      const server = await start(tier, ['--access-log']);
+      try {
+        const metricsUrl = server.records().find((r) => r.event === 'start').metrics_url;
+        // The reader stops: the pipe fills, then whatever the server lets wait.
+        server.child.stdout.pause();
+        const idle = sampleTree(server.child.pid).rss;
+        let peak = idle;
+        const sampler = setInterval(() => (peak = Math.max(peak, sampleTree(server.child.pid).rss)), 100);
+        const client = victim(server.url);
+        const statuses = await within(longPathLoad(server.url, STALLED_REQUESTS), 60_000, 'the long-path requests answered');
+        const seen = await client.stop();
+        clearInterval(sampler);
+        const growth = peak - idle;
+        const metrics = await (await fetch(metricsUrl)).text();
+        const dropped = Number(/^qr_log_lines_dropped_total (\d+)$/m.exec(metrics)?.[1]);
+        const waits = `victim p50 ${seen.p50.toFixed(1)} ms, max ${seen.max.toFixed(1)} ms over ${seen.count}`;
+        console.log(`# stalled log reader, ${tier}: ${dropped} of ${STALLED_REQUESTS} lines dropped, +${(growth / MB).toFixed(1)} MB, ${waits}`);
+        assert.deepEqual(new Set(statuses), new Set([404]));
+        assert.ok(dropped > 0, `no line counted dropped:\n${metrics}`);
+        assert.ok(growth < MAX_GROWTH_BYTES, `grew ${(growth / MB).toFixed(1)} MB`);
+        assert.deepEqual(new Set(seen.statuses), new Set([200]), `victim statuses ${[...new Set(seen.statuses)]}`);
+        assert.ok(seen.p50 < VICTIM_P50_MS, `victim p50 ${seen.p50} ms`);
+        assert.ok(seen.max < VICTIM_MAX_MS, `victim max ${seen.max} ms`);
+      } finally {
+        // The reader comes back: what waited is written, and the lines after.
+        server.child.stdout.resume();
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        server.child.kill('SIGTERM');
+      }
+      assert.equal(await server.exited, 0);
+      const events = await waitFor(() => {
+        const all = server.records().map((r) => r.event);
+        return all.at(-1) === 'stopped' && all;
+      }, 5000, 'the stopped line');
+      assert.deepEqual(events.slice(-2), ['stop', 'stopped']);
     });
   });
 }

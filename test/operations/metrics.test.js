@@ -200,6 +200,7 @@ describe('metrics scraped by a real Prometheus', { skip: SKIP }, () => {
       'http_requests_total',
       'qr_generations_queued',
       'qr_generations_running',
+      'qr_log_lines_dropped_total',
       'qr_refusals_total',
     ]);
     for (const name of rust) assert.equal(families['node-server'].get(name), families.qr_server.get(name), name);
