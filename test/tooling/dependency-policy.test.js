@@ -2,12 +2,14 @@
 
 // The dependency policy, offline: npm's production tree (from
 // package-lock.json) against scripts/npm-production-allow.txt and the
-// allowed licenses (scripts/npm-policy.js), and that the checker catches
-// what it is for: a package nobody allowed, a license outside the set, a
-// package without the registry's integrity.
+// allowed licenses (scripts/npm-policy.js); the Rust workspace's
+// dependencies (Cargo.lock) from crates.io, with their checksums, under
+// allowed licenses, none banned (scripts/cargo-policy.js); and that each
+// checker catches what it is for.
 const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
 const { productionTree, violations, readAllowList } = require('../../scripts/npm-policy');
+const cargo = require('../../scripts/cargo-policy');
 
 describe('npm production tree policy', () => {
   it('holds only allowed packages, under allowed licenses, each with its sha512', () => {
@@ -35,6 +37,48 @@ describe('npm production tree policy', () => {
       'copyleft@2.0.0: license "GPL-3.0" is not allowed',
       'from-git@0.1.0: no sha512 integrity',
       'gone: allowed but no longer in the production tree (remove its line)',
+    ]);
+  });
+});
+
+describe('Cargo dependency policy', () => {
+  it('holds every dependency of the workspace to crates.io, its checksum, the allowed licenses and no ban', () => {
+    const workspace = cargo.readWorkspace();
+    const names = new Set(workspace.metadata.packages.map((p) => p.name));
+    assert.ok(names.has('axum') && names.has('napi'), 'the lockfile was not read');
+    assert.deepEqual(cargo.violations(workspace), []);
+  });
+
+  it('reads SPDX expressions: OR takes one allowed, AND needs all, WITH and the old slash', () => {
+    assert.equal(cargo.satisfies('MIT OR Apache-2.0'), true);
+    assert.equal(cargo.satisfies('MIT/Apache-2.0'), true);
+    assert.equal(cargo.satisfies('GPL-3.0 OR MIT'), true);
+    assert.equal(cargo.satisfies('(MIT OR Apache-2.0) AND Unicode-3.0'), true);
+    assert.equal(cargo.satisfies('Apache-2.0 WITH LLVM-exception OR GPL-3.0'), true);
+    assert.equal(cargo.satisfies('MIT AND GPL-3.0'), false);
+    assert.equal(cargo.satisfies('(MIT OR Apache-2.0) AND LGPL-2.1'), false);
+    assert.equal(cargo.satisfies('GPL-2.0 WITH Classpath-exception-2.0'), false);
+    assert.throws(() => cargo.satisfies('(MIT OR Apache-2.0'), /unbalanced/);
+  });
+
+  it('names a git source, a missing checksum, a license outside the set and a banned crate', () => {
+    const ours = 'path+file:///repo#qr_lib@0.1.0';
+    const metadata = {
+      workspace_members: [ours],
+      packages: [
+        { id: ours, name: 'qr_lib', version: '0.1.0', source: null, license: 'LicenseRef-ours' },
+        { id: 'a', name: 'fine', version: '1.0.0', source: cargo.CRATES_IO, license: 'MIT' },
+        { id: 'b', name: 'forked', version: '0.2.0', source: 'git+https://example.com/forked#abc', license: 'MIT' },
+        { id: 'c', name: 'copyleft', version: '3.0.0', source: cargo.CRATES_IO, license: 'GPL-3.0-only' },
+        { id: 'd', name: 'openssl-sys', version: '0.9.0', source: cargo.CRATES_IO, license: 'MIT' },
+      ],
+    };
+    const checksums = new Map([['fine 1.0.0', 'x'], ['copyleft 3.0.0', 'y'], ['openssl-sys 0.9.0', 'z']]);
+    assert.deepEqual(cargo.violations({ metadata, checksums }), [
+      'forked@0.2.0: from git+https://example.com/forked#abc, not crates.io',
+      'forked@0.2.0: no checksum in Cargo.lock',
+      'copyleft@3.0.0: license "GPL-3.0-only" is not allowed',
+      'openssl-sys@0.9.0: banned (links the system OpenSSL; the shipped executables are static)',
     ]);
   });
 });
