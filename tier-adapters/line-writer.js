@@ -1,6 +1,6 @@
 'use strict';
 
-// Log lines written by a thread of their own, as qr_server's
+// Log lines written by a thread of their own, as a Rust server's
 // tracing-appender does: the thread makes the blocking write(2) to the pipe
 // or file, so a log reader that stops reading stalls that thread and never
 // the event loop. What waits for it is bounded: past `maxPendingBytes`
@@ -84,18 +84,21 @@ function createLineWriter({ fd = 1, maxPendingBytes = MAX_PENDING_BYTES } = {}) 
     scheduled = false;
     if (failed) return;
     thread ??= start();
+    // Held while lines wait, so that a process ending on its own writes them first.
+    thread.ref();
     thread.postMessage(batch);
     batch = '';
   }
 
   function start() {
     const worker = new Worker(WRITER, { eval: true, workerData: { fd }, stdout: false, stderr: false });
-    // The thread never keeps the process alive; flush() waits for it where that matters.
-    worker.unref();
     worker.on('message', ([bytes, lines]) => {
       pending -= bytes;
       pendingLines -= lines;
-      if (pending === 0) settle(true);
+      if (pending > 0) return;
+      // Nothing waits: an idle thread keeps no process alive.
+      worker.unref();
+      settle(true);
     });
     // The descriptor failed (EPIPE: nobody reads any more): what is pending,
     // and every line after, is dropped.

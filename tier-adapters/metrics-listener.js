@@ -2,21 +2,22 @@
 
 // The operator's listener: GET /metrics (and /healthz) on an address of its
 // own, loopback unless the operator says otherwise, so that the public port
-// serves only the API. qr_server does the same (--metrics-host/--metrics-port).
+// serves only the API, as a Rust server beside it may do (an axum router on a
+// listener of its own).
 // Bounded like the public server, with room for a scraper or two and an
 // operator's curl; a client looping on /metrics costs one collection per
 // 250 ms at most (shareCollections), whatever its rate.
 const { createHttpServer } = require('./http-server');
 const { shareCollections } = require('./cluster-metrics');
 
-// qr_server's MAX_METRICS_CONNECTIONS (qr_server/src/limits.rs).
+// A scraper or two and an operator's curl.
 const MAX_CONNECTIONS = 16;
 const TEXT_PLAIN = 'text/plain; charset=utf-8';
 
 /**
  * Listens on `host:port` (port 0: any free one) and answers GET or HEAD
  * /metrics with `collect()`'s text, /healthz with `health()` as JSON; any
- * other path 404, any other method 405, both with no body, as qr_server.
+ * other path 404, any other method 405, both with no body (axum's answers).
  * A failed collection is 503 `metrics unavailable`, passed to `onError`.
  * @param {{ collect: () => Promise<string>, contentType: string, health: () => object,
  *   host?: string, port?: number, onError?: (err: Error) => void }} options
