@@ -94,6 +94,8 @@ function parseOptions(argv, env) {
   if (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535) {
     throw new Error(`invalid metrics-port "${values['metrics-port']}"`);
   }
+  // Node listens on every address for an empty host: never the operator's default by mistake.
+  if (!values['metrics-host']) throw new Error('--metrics-host needs an address');
   if (!Number.isInteger(workers) || workers < 1) throw new Error(`invalid workers "${values.workers}"`);
   if (!Number.isInteger(maxQueue) || maxQueue < 0) throw new Error(`invalid max-queue "${values['max-queue']}"`);
   if (!Number.isInteger(maxConnections) || maxConnections < 1) {
@@ -150,12 +152,15 @@ async function serve(options, log) {
   });
   const name = tier.name ?? options.tier;
   metrics.watch({ name, tier, openConnections });
+  // One process: its own listener, before the public port, as in a cluster.
+  const health = () => ({ tier: name, pid: process.pid });
+  const collect = () => metrics.registry.metrics();
+  const operator = cluster.isPrimary ? await listenOperator(options, log, metrics, collect, health) : null;
   // Clustered, the primary serves the metrics: a worker gives it its registry when asked.
   if (cluster.isWorker && options.metrics) clusterMetricsClient(metrics.registry);
   const handle = createApp({
     tier: name, generateQrCode: tier.run, isPipelined, metrics, log, eventLoopRoute: options.eventLoopRoute,
   });
-  let operator;
   // Before the ready line: a supervisor may send SIGTERM the moment it reads it.
   onShutdownSignal(log, async () => {
     // Stop accepting, answer what is in flight, and close every keep-alive
@@ -171,8 +176,6 @@ async function serve(options, log) {
   if (cluster.isPrimary) {
     const { address, port } = server.address();
     const running = tier.name && tier.name !== options.tier ? `${options.tier}: ${tier.name}` : options.tier;
-    const collect = () => metrics.registry.metrics();
-    operator = await listenOperator(options, log, metrics, collect, () => ({ tier: name, pid: process.pid }));
     sayCap(log, options, operator?.url);
     const url = `http://${address}:${port}`;
     log.info({ event: 'ready', url, tier: name }, `node-server (${running}) listening on ${url}`);
@@ -185,7 +188,8 @@ async function serveCluster(options, log) {
   // The primary's own: worker and upstream restarts, its process's figures.
   const metrics = createMetrics({ record: options.metrics, droppedLines: log.dropped });
   const collect = options.metrics ? serveClusterMetrics(metrics.registry) : null;
-  const operator = await listenOperator(options, log, metrics, collect, () => ({ tier: options.tier, pid: process.pid }));
+  const health = () => ({ tier: options.tier, pid: process.pid });
+  const operator = await listenOperator(options, log, metrics, collect, health);
   const onRestart = (kind) => metrics.restarted(kind);
   const shared = options.upstream ? undefined : await adapter.startShared?.({ ...options, onRestart, log: tierLog(log) });
   // Bun's workers bind sockets of their own (no handle passing yet: oven-sh/bun#38109), so port 0 would
@@ -244,10 +248,12 @@ async function freePort(host) {
  */
 async function listenOperator(options, log, metrics, collect, health) {
   if (!options.metrics) return null;
+  const { metricsHost: host, metricsPort: port } = options;
   return listenMetrics({
-    collect, health, contentType: metrics.registry.contentType,
-    host: options.metricsHost, port: options.metricsPort,
+    collect, health, contentType: metrics.registry.contentType, host, port,
     onError: (err) => log.error({ event: 'metrics', error: err.message }, 'metrics unavailable'),
+  }).catch((err) => {
+    throw new Error(`cannot listen on ${host}:${port} for metrics: ${err.message}`);
   });
 }
 

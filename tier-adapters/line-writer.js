@@ -51,7 +51,8 @@ parentPort.on('message', (text) => {
  * own. Lines are handed over once per turn of the event loop, in one
  * message; `dropped()` counts those refused past `maxPendingBytes` (or
  * after the descriptor failed, say the reader hung up); `flush(ms)`
- * resolves true once everything handed in is written, false after `ms`.
+ * resolves true once everything handed in is written, false after `ms` or
+ * when the descriptor failed.
  * @param {{ fd?: number, maxPendingBytes?: number }} [options]
  */
 function createLineWriter({ fd = 1, maxPendingBytes = MAX_PENDING_BYTES } = {}) {
@@ -93,6 +94,7 @@ function createLineWriter({ fd = 1, maxPendingBytes = MAX_PENDING_BYTES } = {}) 
   function start() {
     const worker = new Worker(WRITER, { eval: true, workerData: { fd }, stdout: false, stderr: false });
     worker.on('message', ([bytes, lines]) => {
+      if (failed) return;
       pending -= bytes;
       pendingLines -= lines;
       if (pending > 0) return;
@@ -100,14 +102,15 @@ function createLineWriter({ fd = 1, maxPendingBytes = MAX_PENDING_BYTES } = {}) 
       worker.unref();
       settle(true);
     });
-    // The descriptor failed (EPIPE: nobody reads any more): what is pending,
-    // and every line after, is dropped.
-    worker.on('error', () => {
+    // The descriptor failed (EPIPE: nobody reads any more; ENOSPC): what is
+    // pending, and every line after, is dropped and counted, said once on stderr.
+    worker.on('error', (err) => {
       failed = true;
       dropped += pendingLines;
       pending = pendingLines = 0;
       batch = '';
-      settle(true);
+      process.stderr.write(`log: writing to descriptor ${fd} failed (${err.code ?? err.message}); lines are dropped\n`);
+      settle(false);
     });
     return worker;
   }
@@ -121,6 +124,7 @@ function createLineWriter({ fd = 1, maxPendingBytes = MAX_PENDING_BYTES } = {}) 
     write,
     dropped: () => dropped,
     flush(ms) {
+      if (failed) return Promise.resolve(false);
       if (pending === 0) return Promise.resolve(true);
       return new Promise((resolve) => {
         const timer = setTimeout(() => waiting.delete(finish) && resolve(false), ms);

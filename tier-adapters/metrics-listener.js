@@ -33,7 +33,8 @@ async function listenMetrics({ collect, contentType, health, host = '127.0.0.1',
     const path = req.url.split('?', 1)[0];
     if (path !== '/metrics' && path !== '/healthz') return answer(req, res, 404);
     if (req.method !== 'GET' && req.method !== 'HEAD') return answer(req, res, 405, { Allow: 'GET,HEAD' });
-    if (path === '/healthz') return answer(req, res, 200, { 'Content-Type': 'application/json' }, JSON.stringify(health()));
+    const json = { 'Content-Type': 'application/json' };
+    if (path === '/healthz') return answer(req, res, 200, json, JSON.stringify(health()));
     exposition().then(
       (text) => answer(req, res, 200, { 'Content-Type': contentType }, text),
       (err) => {

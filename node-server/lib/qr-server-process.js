@@ -7,8 +7,11 @@ const { binaryPath } = require('./binaries');
 // Its stdin is node-server's lifeline (tier-adapters' spawnListening): if
 // node-server dies, even by SIGKILL, qr_server drains and exits.
 // With `rpc`, it also serves the core on that Unix socket (tier axum-rpc).
+// Its operator's listener on loopback and a port of its own, whatever
+// METRICS_HOST and METRICS_PORT say: those are node-server's.
 const qrServerArgs = (host, port, rpc) => [
-  '--host', host, '--port', String(port), ...(rpc ? ['--rpc', rpc] : []), '--until-stdin-closes',
+  '--host', host, '--port', String(port), ...(rpc ? ['--rpc', rpc] : []),
+  '--metrics-host', '127.0.0.1', '--metrics-port', '0', '--until-stdin-closes',
 ];
 
 function startQrServer({ host = '127.0.0.1', port = 0 } = {}) {

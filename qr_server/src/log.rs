@@ -16,11 +16,22 @@ pub const LINES_PER_SECOND: u32 = 20;
 /// The longest request id taken from a client (nginx's `$request_id` is 32).
 const MAX_REQUEST_ID: usize = 64;
 /// Lines that may wait for the writing thread. An access line holds the
-/// request's path, up to 8 KiB (MAX_REQUEST_TARGET_BYTES): tracing-appender's
-/// default of 128,000 lines let a client with long paths, and a reader that
-/// stopped reading, hold a gigabyte. 10,000 is at most some 85 MB, half a
-/// second of the busiest access log (a line is ~200 bytes otherwise).
+/// request's path, cut at 8 KiB (MAX_REQUEST_TARGET_BYTES; hyper reads heads
+/// of some 400 KB): tracing-appender's default of 128,000 lines let a client
+/// with long paths, and a reader that stopped reading, hold a gigabyte.
+/// 10,000 is at most some 85 MB, half a second of the busiest access log (a
+/// line is ~200 bytes otherwise).
 const BUFFERED_LINES: usize = 10_000;
+
+/// The path as the access log writes it: at most MAX_REQUEST_TARGET_BYTES,
+/// the longest target served (a longer one is answered 414).
+fn logged_path(path: &str) -> &str {
+    let mut end = path.len().min(crate::app::MAX_REQUEST_TARGET_BYTES);
+    while !path.is_char_boundary(end) {
+        end -= 1;
+    }
+    &path[..end]
+}
 
 /// Lines are written by a thread of their own, in batches: a request thread
 /// never waits on the log pipe, and an access log costs a few buffered
@@ -125,6 +136,7 @@ impl Log {
     }
 
     pub fn access(&self, request_id: &str, method: &str, path: &str, status: u16, took: Duration) {
+        let path = logged_path(path);
         tracing::info!(
             event = "access",
             request_id,
@@ -161,6 +173,16 @@ pub fn request_id(given: Option<&HeaderValue>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_access_log_cuts_a_path_at_the_longest_target_served() {
+        let max = crate::app::MAX_REQUEST_TARGET_BYTES;
+        assert_eq!(logged_path("/qrcode"), "/qrcode");
+        assert_eq!(logged_path(&"p".repeat(400_000)).len(), max);
+        // Never inside a character.
+        let long = format!("/{}", "é".repeat(max));
+        assert!(logged_path(&long).len() <= max && logged_path(&long).len() >= max - 1);
+    }
 
     #[test]
     fn a_plain_request_id_is_kept_and_anything_else_replaced() {

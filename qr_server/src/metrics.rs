@@ -137,7 +137,7 @@ impl Metrics {
         );
         registry.register(
             "qr_log_lines_dropped",
-            "Log lines dropped: the log's reader stopped reading, or hung up",
+            "Log lines dropped past the bound: the log's reader stopped reading",
             log_lines_dropped.clone(),
         );
         let qrcode_ok = requests.get_or_create_owned(&RequestLabels {

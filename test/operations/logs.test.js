@@ -183,9 +183,15 @@ for (const tier of ['napi', 'axum']) {
         assert.ok(seen.p50 < VICTIM_P50_MS, `victim p50 ${seen.p50} ms`);
         assert.ok(seen.max < VICTIM_MAX_MS, `victim max ${seen.max} ms`);
       } finally {
-        // The reader comes back: what waited is written, and the lines after.
+        // The reader comes back: what waited is written, then the lines of the stop.
         server.child.stdout.resume();
-        await new Promise((resolve) => setTimeout(resolve, 1000));
+        // Until a quarter second passes with no new line (at most 20 s).
+        for (let seen = -1, tries = 0; tries < 80; tries++) {
+          const now = server.records().length;
+          if (now === seen) break;
+          seen = now;
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
         server.child.kill('SIGTERM');
       }
       assert.equal(await server.exited, 0);
