@@ -7,6 +7,11 @@ const MAX_REQUEST_TARGET_BYTES = 8192;
 const URI_TOO_LONG = `uri too long (limit ${MAX_REQUEST_TARGET_BYTES} bytes)`;
 // How long an answered connection keeps draining what the client still sends.
 const LINGER_MS = 2000;
+// How long a head the parser refused waits, unread, for its answer. A client
+// sending bad heads over and over gets at most ten answers a second per
+// connection: at Node's pace (9,000 a second from ten connections) the churn
+// grew V8's young generation by 80-95 MB.
+const REFUSED_HEAD_PAUSE_MS = 100;
 const answered = new WeakSet();
 
 // Bytes the request target may hold: those of the `http` crate that hyper
@@ -55,15 +60,26 @@ function answerClientError(err, socket) {
     status = 408;
   }
   release(err.rawPacket);
-  const reason = { 400: 'Bad Request', 408: 'Request Timeout', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' }[status];
+  answered.add(socket);
   // Like hyper's own answers to a request it cannot parse: no body, no type.
   const type = body ? 'Content-Type: text/plain; charset=utf-8\r\n' : '';
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n${type}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
-  answered.add(socket);
+  const answer = `HTTP/1.1 ${status} ${REASONS[status]}\r\nConnection: close\r\n${type}` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
   // A client that never stops sending is cut off after the grace period.
   const linger = setTimeout(() => socket.destroy(), LINGER_MS).unref();
   socket.once('close', () => clearTimeout(linger));
+  // A slow client is slow enough. Bun closes a socket that its clientError
+  // handler leaves unwritten, answer or not: there it is answered at once.
+  if (status === 408 || process.versions.bun) return socket.end(answer);
+  socket.pause();
+  setTimeout(() => {
+    if (socket.destroyed) return;
+    socket.resume();
+    socket.end(answer);
+  }, REFUSED_HEAD_PAUSE_MS).unref();
 }
+
+const REASONS = { 400: 'Bad Request', 408: 'Request Timeout', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' };
 
 /**
  * Frees at once the copy Node makes of the read that failed to parse (up to
