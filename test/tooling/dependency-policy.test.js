@@ -8,7 +8,7 @@
 // checker catches what it is for.
 const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
-const { productionTree, violations, readAllowList } = require('../../scripts/npm-policy');
+const { productionTree, violations, foreignSources, readAllowList } = require('../../scripts/npm-policy');
 const cargo = require('../../scripts/cargo-policy');
 
 describe('npm production tree policy', () => {
@@ -18,6 +18,24 @@ describe('npm production tree policy', () => {
     assert.ok(tree.has('express@5.3.0') || [...tree.values()].some((e) => e.name === 'express'), 'express is node-server\'s');
     assert.ok(![...tree.values()].some((e) => e.name === 'typescript'), 'a dev dependency counted as production');
     assert.deepEqual(violations(tree, readAllowList()), []);
+    assert.deepEqual(foreignSources(), []);
+  });
+
+  it('names a package of any kind resolved from past the npm registry', () => {
+    const lock = {
+      packages: {
+        '': { name: 'root' },
+        'node_modules/a': { version: '1.0.0', resolved: 'https://registry.npmjs.org/a/-/a-1.0.0.tgz' },
+        'node_modules/b': { version: '1.0.0', dev: true, resolved: 'https://evil.example/b-1.0.0.tgz' },
+        'node_modules/c': { version: '1.0.0', resolved: 'git+ssh://git@github.com/x/c.git#0123' },
+        'node_modules/d': { version: '1.0.0' },
+        'node-server': { name: 'node-server', resolved: 'node-server', link: true },
+      },
+    };
+    assert.deepEqual(foreignSources(lock), [
+      'node_modules/b: resolved from https://evil.example/b-1.0.0.tgz, not https://registry.npmjs.org/',
+      'node_modules/c: resolved from git+ssh://git@github.com/x/c.git#0123, not https://registry.npmjs.org/',
+    ]);
   });
 
   it('names a package nobody allowed, a license outside the set and a missing integrity', () => {
