@@ -87,7 +87,7 @@ mod lanes;
     target_arch = "x86_64",
     all(target_arch = "wasm32", target_feature = "simd128")
 ))]
-use lanes::{PairRow, SplitRow};
+use lanes::{PairRow, QuadRow, SplitRow};
 
 /// The index of the first of `candidates` with the lowest penalty, where
 /// candidate `i` is `masked[i]` XOR `data`, rows of `width` modules.
@@ -115,6 +115,13 @@ fn lowest_penalty_popcnt(masked: &[Vec<u128>], data: &[u128], width: usize) -> u
 /// `lowest_penalty_popcnt` with POPCNT rather than shared with this one.
 #[inline(always)]
 fn lowest_penalty_portable(masked: &[Vec<u128>], data: &[u128], width: usize) -> usize {
+    #[cfg(any(
+        target_arch = "x86_64",
+        all(target_arch = "wasm32", target_feature = "simd128")
+    ))]
+    if width <= QuadRow::MAX_WIDTH {
+        return lowest_penalty_in_quads(masked, data, width);
+    }
     if width <= 64 {
         #[cfg(any(
             target_arch = "x86_64",
@@ -188,11 +195,39 @@ fn lowest_penalty_in_pairs(masked: &[Vec<u128>], data: &[u128], width: usize) ->
     best.expect("at least one candidate").1
 }
 
+/// `lowest_penalty` for rows of up to 32 modules, four candidates at a time.
+#[cfg(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+))]
+#[inline(always)]
+fn lowest_penalty_in_quads(masked: &[Vec<u128>], data: &[u128], width: usize) -> usize {
+    assert!(masked.len() % 4 == 0, "candidates come in fours");
+    let rows = &mut [QuadRow::zero(); QuadRow::MAX_WIDTH][..width];
+    let mut best: Option<(u32, usize)> = None;
+    for (quad, masks) in masked.chunks_exact(4).enumerate() {
+        for (y, r) in rows.iter_mut().enumerate() {
+            let d = data[y];
+            *r = QuadRow::from_rows(std::array::from_fn(|i| (masks[i][y] ^ d) as u32));
+        }
+        let bound = best.map_or(u32::MAX, |(s, _)| s);
+        // Dropped only when all four reach the bound; any may still lose.
+        if let Some(totals) = penalty_below(rows, width, bound) {
+            for (lane, total) in totals.totals().into_iter().enumerate() {
+                if best.is_none_or(|(s, _)| total < s) {
+                    best = Some((total, 4 * quad + lane));
+                }
+            }
+        }
+    }
+    best.expect("at least one candidate").1
+}
+
 /// The penalty if it is below `bound`, else `None`: every rule adds, so a
 /// candidate is dropped as soon as its running total reaches the best
 /// one's (a later candidate wins only when strictly lower). The row rules,
 /// the vertical runs and the 2x2 blocks share one pass over the rows.
-/// With two candidates in a row, `None` only when both reach `bound`.
+/// With several candidates in a row, `None` only when all reach `bound`.
 #[inline(always)]
 fn penalty_below<R: Row>(rows: &[R], width: usize, bound: u32) -> Option<R::Score> {
     let full = R::low_bits(width);

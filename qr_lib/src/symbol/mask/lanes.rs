@@ -67,6 +67,57 @@ mod register {
     pub fn shr(a: V, n: usize) -> V {
         unsafe { _mm_srl_epi64(a, _mm_cvtsi32_si128(n as i32)) }
     }
+
+    // Four 32-bit lanes.
+    #[inline(always)]
+    pub fn splat32(x: u32) -> V {
+        unsafe { _mm_set1_epi32(x as i32) }
+    }
+    #[inline(always)]
+    pub fn shl32(a: V, n: usize) -> V {
+        unsafe { _mm_sll_epi32(a, _mm_cvtsi32_si128(n as i32)) }
+    }
+    #[inline(always)]
+    pub fn shr32(a: V, n: usize) -> V {
+        unsafe { _mm_srl_epi32(a, _mm_cvtsi32_si128(n as i32)) }
+    }
+    #[inline(always)]
+    pub fn add32(a: V, b: V) -> V {
+        unsafe { _mm_add_epi32(a, b) }
+    }
+    /// Each lane times `k`, for lanes and products under 2^16: the low
+    /// 16 bits of each lane multiplied, the high ones (zero) by zero.
+    #[inline(always)]
+    pub fn mul32_small(a: V, k: u32) -> V {
+        unsafe { _mm_mullo_epi16(a, _mm_set1_epi32(k as i32)) }
+    }
+    /// Some lane is below `bound` (lanes under 2^31).
+    #[inline(always)]
+    pub fn any_below32(a: V, bound: u32) -> bool {
+        let bound = bound.min(i32::MAX as u32) as i32;
+        unsafe { _mm_movemask_epi8(_mm_cmplt_epi32(a, _mm_set1_epi32(bound))) != 0 }
+    }
+    /// Each lane's set bits: SSE2 has no popcount, so the bytes' counts are
+    /// made in place (two bits, four, eight), then each lane's four summed.
+    #[inline(always)]
+    pub fn count32(v: V) -> V {
+        unsafe {
+            let (m1, m2, m4) = (
+                _mm_set1_epi8(0x55),
+                _mm_set1_epi8(0x33),
+                _mm_set1_epi8(0x0F),
+            );
+            let v = _mm_sub_epi8(v, _mm_and_si128(_mm_srli_epi16(v, 1), m1));
+            let v = _mm_add_epi8(
+                _mm_and_si128(v, m2),
+                _mm_and_si128(_mm_srli_epi16(v, 2), m2),
+            );
+            let v = _mm_and_si128(_mm_add_epi8(v, _mm_srli_epi16(v, 4)), m4);
+            let v = _mm_add_epi32(v, _mm_srli_epi32(v, 8));
+            let v = _mm_add_epi32(v, _mm_srli_epi32(v, 16));
+            _mm_and_si128(v, _mm_set1_epi32(0x3F))
+        }
+    }
 }
 
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
@@ -111,6 +162,36 @@ mod register {
     pub fn shr(a: V, n: usize) -> V {
         u64x2_shr(a, n as u32)
     }
+
+    // Four 32-bit lanes.
+    #[inline(always)]
+    pub fn splat32(x: u32) -> V {
+        u32x4_splat(x)
+    }
+    #[inline(always)]
+    pub fn shl32(a: V, n: usize) -> V {
+        i32x4_shl(a, n as u32)
+    }
+    #[inline(always)]
+    pub fn shr32(a: V, n: usize) -> V {
+        u32x4_shr(a, n as u32)
+    }
+    #[inline(always)]
+    pub fn add32(a: V, b: V) -> V {
+        i32x4_add(a, b)
+    }
+    #[inline(always)]
+    pub fn mul32_small(a: V, k: u32) -> V {
+        i32x4_mul(a, u32x4_splat(k))
+    }
+    #[inline(always)]
+    pub fn any_below32(a: V, bound: u32) -> bool {
+        v128_any_true(u32x4_lt(a, u32x4_splat(bound)))
+    }
+    #[inline(always)]
+    pub fn count32(v: V) -> V {
+        u32x4_extadd_pairwise_u16x8(u16x8_extadd_pairwise_u8x16(u8x16_popcnt(v)))
+    }
 }
 
 use register::V;
@@ -126,6 +207,12 @@ pub struct SplitRow(V);
 
 #[derive(Clone, Copy)]
 pub struct PairRow(V);
+
+/// Four candidates of up to 32 modules (versions 1 to 3), one per 32-bit
+/// lane: half the operations per candidate of `PairRow` (the `u64` rows
+/// are its scalar twin too).
+#[derive(Clone, Copy)]
+pub struct QuadRow(V);
 
 impl SplitRow {
     /// The widest row whose every module lies in a lane.
@@ -144,7 +231,17 @@ impl PairRow {
     }
 }
 
-/// The bit operations, lane by lane, for both row types.
+impl QuadRow {
+    pub const MAX_WIDTH: usize = 32;
+
+    #[inline(always)]
+    pub fn from_rows(rows: [u32; 4]) -> Self {
+        let [a, b, c, d] = rows.map(u64::from);
+        Self(register::lanes(a | b << 32, c | d << 32))
+    }
+}
+
+/// The bit operations, lane by lane, for every row type.
 macro_rules! lanewise {
     ($($row:ident),*) => {$(
         impl PartialEq for $row {
@@ -182,23 +279,30 @@ macro_rules! lanewise {
                 Self(register::not(self.0))
             }
         }
+    )*};
+}
+lanewise!(SplitRow, PairRow, QuadRow);
+
+/// Shifts within each lane: 64-bit lanes, or 32-bit ones.
+macro_rules! shifts {
+    ($($row:ident: $shl:ident, $shr:ident);*) => {$(
         impl Shl<usize> for $row {
             type Output = Self;
             #[inline(always)]
             fn shl(self, n: usize) -> Self {
-                Self(register::shl(self.0, n))
+                Self(register::$shl(self.0, n))
             }
         }
         impl Shr<usize> for $row {
             type Output = Self;
             #[inline(always)]
             fn shr(self, n: usize) -> Self {
-                Self(register::shr(self.0, n))
+                Self(register::$shr(self.0, n))
             }
         }
     )*};
 }
-lanewise!(SplitRow, PairRow);
+shifts!(SplitRow: shl, shr; PairRow: shl, shr; QuadRow: shl32, shr32);
 
 impl Row for SplitRow {
     type Score = u32;
@@ -303,5 +407,85 @@ impl Score for Pair {
     fn balance(dark: Self, modules: u32) -> Self {
         let [first, second] = dark.totals().map(|d| u32::balance(d, modules));
         Self::of(first, second)
+    }
+}
+
+impl Row for QuadRow {
+    type Score = Quad;
+
+    #[inline(always)]
+    fn zero() -> Self {
+        Self(register::splat32(0))
+    }
+
+    #[inline(always)]
+    fn low_bits(n: usize) -> Self {
+        Self(register::splat32(u64::low_bits(n) as u32))
+    }
+
+    #[inline(always)]
+    fn count(self) -> Quad {
+        Quad(register::count32(self.0))
+    }
+}
+
+/// Four candidates' totals, one per 32-bit lane. A total of 32-module
+/// rows stays under 18,000 (at most 1,566 for runs, 2,352 for blocks,
+/// 13,920 for finder patterns, 100 for balance), and what is multiplied is
+/// a count (at most 32) times 2, 3 or 40: under 2^16 (`mul32_small`).
+#[derive(Clone, Copy)]
+pub struct Quad(V);
+
+impl Quad {
+    pub fn totals(self) -> [u32; 4] {
+        let (low, high) = register::split(self.0);
+        [
+            low as u32,
+            (low >> 32) as u32,
+            high as u32,
+            (high >> 32) as u32,
+        ]
+    }
+}
+
+impl Add for Quad {
+    type Output = Self;
+    #[inline(always)]
+    fn add(self, other: Self) -> Self {
+        Self(register::add32(self.0, other.0))
+    }
+}
+
+impl AddAssign for Quad {
+    #[inline(always)]
+    fn add_assign(&mut self, other: Self) {
+        *self = *self + other;
+    }
+}
+
+impl Mul<u32> for Quad {
+    type Output = Self;
+    #[inline(always)]
+    fn mul(self, k: u32) -> Self {
+        debug_assert!(self.totals().iter().all(|&t| t * k < 65_536));
+        Self(register::mul32_small(self.0, k))
+    }
+}
+
+impl Score for Quad {
+    #[inline(always)]
+    fn zero() -> Self {
+        Self(register::splat32(0))
+    }
+
+    #[inline(always)]
+    fn reaches(self, bound: u32) -> bool {
+        !register::any_below32(self.0, bound)
+    }
+
+    #[inline(always)]
+    fn balance(dark: Self, modules: u32) -> Self {
+        let [a, b, c, d] = dark.totals().map(|d| u64::from(u32::balance(d, modules)));
+        Self(register::lanes(a | b << 32, c | d << 32))
     }
 }

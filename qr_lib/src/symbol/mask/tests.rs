@@ -55,11 +55,14 @@ fn pack(grid: &[Vec<bool>]) -> Vec<u128> {
         .collect()
 }
 
+/// The grids' widths, in turn: each row type's narrowest and widest.
+const WIDTHS: [usize; 10] = [21, 25, 29, 32, 45, 64, 65, 85, 114, 125];
+
 /// xorshift, so the test needs no rand crate and is repeatable.
 fn grids(count: usize) -> impl Iterator<Item = Vec<Vec<bool>>> {
     let mut state = 0x2545F4914F6CDD1Du64;
     (0..count).map(move |i| {
-        let width = [21, 25, 45, 64, 65, 85, 114, 125][i % 8];
+        let width = WIDTHS[i % WIDTHS.len()];
         (0..width)
             .map(|_| {
                 (0..width)
@@ -149,9 +152,32 @@ fn check_pair_against_naive(grid: &[Vec<bool>], other: &[Vec<bool>]) {
     }
 }
 
+/// Four grids of one width as one quad of candidates.
+#[cfg(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+))]
+fn check_quad_against_naive(grids: [&[Vec<bool>]; 4]) {
+    let width = grids[0].len();
+    let packed = grids.map(pack);
+    let rows: Vec<QuadRow> = (0..width)
+        .map(|y| QuadRow::from_rows(packed.each_ref().map(|p| p[y] as u32)))
+        .collect();
+    let totals = grids.map(naive_penalty);
+    let scored = |bound| penalty_below(&rows, width, bound).map(|p| p.totals());
+    assert_eq!(scored(u32::MAX), Some(totals));
+    // Dropped only once all four totals reach the bound.
+    let (low, high) = (*totals.iter().min().unwrap(), *totals.iter().max().unwrap());
+    assert_eq!(scored(low), None);
+    if low < high {
+        assert_eq!(scored(high).map(|t| t.contains(&low)), Some(true));
+    }
+}
+
 #[test]
 fn penalties_match_the_naive_rules() {
-    let all: Vec<_> = grids(240).collect();
+    let all: Vec<_> = grids(300).collect();
+    let n = WIDTHS.len();
     for (i, grid) in all.iter().enumerate() {
         let rows = pack(grid);
         check_against_naive(grid, &rows);
@@ -159,13 +185,20 @@ fn penalties_match_the_naive_rules() {
             let narrow: Vec<u64> = rows.iter().map(|&r| r as u64).collect();
             check_against_naive(grid, &narrow);
         }
-        // The next grid of this width (the widths repeat every 8).
+        // The next grid of this width (the widths repeat every n).
         #[cfg(any(
             target_arch = "x86_64",
             all(target_arch = "wasm32", target_feature = "simd128")
         ))]
-        if let Some(other) = all.get(i + 8).filter(|_| grid.len() <= 64) {
+        if let Some(other) = all.get(i + n).filter(|_| grid.len() <= 64) {
             check_pair_against_naive(grid, other);
+        }
+        #[cfg(any(
+            target_arch = "x86_64",
+            all(target_arch = "wasm32", target_feature = "simd128")
+        ))]
+        if grid.len() <= QuadRow::MAX_WIDTH && i + 3 * n < all.len() {
+            check_quad_against_naive([0, 1, 2, 3].map(|k| &all[i + k * n][..]));
         }
         #[cfg(any(
             target_arch = "x86_64",
