@@ -162,7 +162,8 @@ mod tests {
             for case in 0..20 {
                 // All 0xFF (the lanes' largest), then noise; a line at the
                 // buffer's start, middle and end, next to other bytes.
-                let byte = |rng: &mut dyn FnMut() -> u32| if case == 0 { 0xFF } else { rng() as u8 };
+                let byte =
+                    |rng: &mut dyn FnMut() -> u32| if case == 0 { 0xFF } else { rng() as u8 };
                 let before = case % 3 * 5;
                 let after = [0, 3, 11][case % 3];
                 let data: Vec<u8> = (0..before + len + after).map(|_| byte(&mut rng)).collect();
@@ -171,7 +172,11 @@ mod tests {
                 let weighted = (line.iter().enumerate())
                     .map(|(i, &x)| (len - i) as u64 * u64::from(x))
                     .sum();
-                assert_eq!(line_sums(&data, before, len), (sum, weighted), "{len} bytes, case {case}");
+                assert_eq!(
+                    line_sums(&data, before, len),
+                    (sum, weighted),
+                    "{len} bytes, case {case}"
+                );
             }
         }
     }

@@ -69,29 +69,142 @@ pub fn no_match_starts(
     zeros: bool,
     in_line: usize,
 ) -> usize {
-    const LOW7: u128 = u128::MAX / 0xFF * 0x7F;
     if q + 16 > lines.len() || in_line < MIN_USEFUL {
         return 0;
     }
-    let word = |i: usize| u128::from_le_bytes(lines[i..i + 16].try_into().unwrap());
-    // The top bit of each byte that is zero, exactly (no carries across).
-    let zero_bytes = |v: u128| !(((v & LOW7) + LOW7) | v | LOW7);
-    // The top bit of byte i where bytes i..i+4 are all zero.
-    let four = |z: u128| {
-        let pairs = z & z >> 8;
-        pairs & pairs >> 16
-    };
-    let here = word(q);
-    let mut starts = four(zero_bytes(here ^ word(q - 1)));
+    // Bit i where bytes i..i+4 of a 16-byte mask are all set.
+    let four = |m: u32| m & m >> 1 & m >> 2 & m >> 3;
+    let mut starts = four(bytes16::equal(lines, q, q - 1));
     if above {
-        starts |= four(zero_bytes(here ^ word(q - stride)));
+        starts |= four(bytes16::equal(lines, q, q - stride));
         if zeros {
-            starts |= four(zero_bytes(here));
+            starts |= four(bytes16::zero(lines, q));
         }
     }
     let positions = (in_line - (MIN_USEFUL - 1)).min(WORD_POSITIONS);
-    let first = (starts.trailing_zeros() / 8) as usize;
-    first.min(positions)
+    (starts.trailing_zeros() as usize).min(positions)
+}
+
+/// Sixteen bytes compared at once, as a mask with bit i for byte i: one
+/// SIMD compare where the target has it (SSE2 on x86-64, SIMD128 on Wasm
+/// built with it), a `u128`'s bytes elsewhere. The callers check that the
+/// 16 bytes are there.
+mod bytes16 {
+    #[cfg(target_arch = "x86_64")]
+    mod simd {
+        use std::arch::x86_64::*;
+
+        #[inline(always)]
+        fn load(data: &[u8], p: usize) -> __m128i {
+            let bytes: &[u8; 16] = data[p..p + 16].try_into().unwrap();
+            // SAFETY: 16 readable bytes; SSE2 is in every x86-64 CPU.
+            unsafe { _mm_loadu_si128(bytes.as_ptr().cast()) }
+        }
+
+        #[inline(always)]
+        pub fn equal(data: &[u8], p: usize, r: usize) -> u32 {
+            // SAFETY: SSE2 is in every x86-64 CPU.
+            unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(load(data, p), load(data, r))) as u32 }
+        }
+
+        #[inline(always)]
+        pub fn zero(data: &[u8], p: usize) -> u32 {
+            // SAFETY: SSE2 is in every x86-64 CPU.
+            unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(load(data, p), _mm_setzero_si128())) as u32 }
+        }
+    }
+
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    mod simd {
+        use std::arch::wasm32::*;
+
+        #[inline(always)]
+        fn load(data: &[u8], p: usize) -> v128 {
+            let bytes: &[u8; 16] = data[p..p + 16].try_into().unwrap();
+            // SAFETY: 16 readable bytes; Wasm loads need no alignment.
+            unsafe { v128_load(bytes.as_ptr().cast()) }
+        }
+
+        #[inline(always)]
+        pub fn equal(data: &[u8], p: usize, r: usize) -> u32 {
+            u32::from(i8x16_bitmask(i8x16_eq(load(data, p), load(data, r))))
+        }
+
+        #[inline(always)]
+        pub fn zero(data: &[u8], p: usize) -> u32 {
+            u32::from(i8x16_bitmask(i8x16_eq(load(data, p), u8x16_splat(0))))
+        }
+    }
+
+    /// The fallback, also built for the tests, which hold it to the same
+    /// byte compares.
+    #[cfg(any(
+        test,
+        not(any(
+            target_arch = "x86_64",
+            all(target_arch = "wasm32", target_feature = "simd128")
+        ))
+    ))]
+    mod portable {
+        const LOW7: u128 = u128::MAX / 0xFF * 0x7F;
+
+        #[inline(always)]
+        fn load(data: &[u8], p: usize) -> u128 {
+            u128::from_le_bytes(data[p..p + 16].try_into().unwrap())
+        }
+
+        /// Bit i set where byte i of `v` is zero (exactly: no carries
+        /// across bytes).
+        #[inline(always)]
+        fn zero_bytes(v: u128) -> u32 {
+            let top = !(((v & LOW7) + LOW7) | v | LOW7);
+            (0..16).fold(0, |m, i| m | ((top >> (8 * i + 7)) as u32 & 1) << i)
+        }
+
+        #[inline(always)]
+        pub fn equal(data: &[u8], p: usize, r: usize) -> u32 {
+            zero_bytes(load(data, p) ^ load(data, r))
+        }
+
+        #[inline(always)]
+        pub fn zero(data: &[u8], p: usize) -> u32 {
+            zero_bytes(load(data, p))
+        }
+    }
+
+    #[cfg(not(any(
+        target_arch = "x86_64",
+        all(target_arch = "wasm32", target_feature = "simd128")
+    )))]
+    pub use portable::{equal, zero};
+    #[cfg(any(
+        target_arch = "x86_64",
+        all(target_arch = "wasm32", target_feature = "simd128")
+    ))]
+    pub use simd::{equal, zero};
+
+    #[cfg(test)]
+    mod tests {
+        use crate::xorshift;
+
+        #[test]
+        fn masks_agree_with_byte_compares() {
+            let mut rng = xorshift(0xB17E);
+            for _ in 0..2000 {
+                // Few values, so equal bytes are common.
+                let data: Vec<u8> = (0..48).map(|_| [0, 1, 0xFF][rng() as usize % 3]).collect();
+                let (p, r) = (rng() as usize % 33, rng() as usize % 33);
+                let expected =
+                    |f: &dyn Fn(usize) -> bool| (0..16).fold(0, |m, i| m | u32::from(f(i)) << i);
+                let equal = expected(&|i| data[p + i] == data[r + i]);
+                let zero = expected(&|i| data[p + i] == 0);
+                assert_eq!(super::equal(&data, p, r), equal);
+                assert_eq!(super::zero(&data, p), zero);
+                assert_eq!(super::portable::equal(&data, p, r), equal);
+                assert_eq!(super::portable::zero(&data, p), zero);
+            }
+        }
+    }
 }
 
 /// Length of the match at `p` against `p - dist`, up to `limit`; compares
