@@ -14,10 +14,13 @@ pub fn line_hash(line: &[u8]) -> u64 {
         let word = u64::from_le_bytes(word.try_into().unwrap());
         h = (h.rotate_left(23) ^ word).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
-    let tail = words
-        .remainder()
-        .iter()
-        .fold(0, |t, &b| t << 8 | u64::from(b));
+    // The last eight bytes in one load (some hashed twice: equal lines
+    // still hash equal), byte by byte only for lines under eight.
+    let tail = match (words.remainder().len(), line.len()) {
+        (0, _) => 0,
+        (_, len @ 8..) => u64::from_le_bytes(line[len - 8..].try_into().unwrap()),
+        _ => (words.remainder().iter()).fold(0, |t, &b| t << 8 | u64::from(b)),
+    };
     (h.rotate_left(23) ^ tail).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
