@@ -7,10 +7,11 @@
 // the packages of scripts/npm-production-allow.txt, each under a license
 // of ALLOWED_LICENSES, each with the registry's sha512 integrity (which
 // `npm ci` checks the download against; a package from a git URL or a
-// tarball path has none and fails here), and no package of the whole lockfile,
-// dev ones included, resolved from anywhere but the npm registry (npm omits
-// `resolved` when it is the configured registry's; a URL elsewhere would be
-// fetched from there). A package new to the production tree fails the check
+// tarball path has none and fails here); the project's .npmrc names the npm
+// registry as the source, and no package of the whole lockfile, dev ones
+// included, is resolved from anywhere else (a lockfile written with
+// `omit-lockfile-registry-resolved` has no `resolved` for the registry's
+// packages; a URL elsewhere would be fetched from there). A package new to the production tree fails the check
 // until someone reviews it and adds its line (`--write` rewrites the list
 // from the lockfile, for that review's diff).
 //
@@ -60,6 +61,13 @@ function foreignSources(lock = readLock()) {
   return out;
 }
 
+/** What the project's .npmrc says about the registry: nothing if it names the npm registry. */
+function registryProblems(npmrc = fs.readFileSync(path.join(ROOT, '.npmrc'), 'utf8')) {
+  const lines = npmrc.split('\n').map((l) => l.trim()).filter((l) => /^(@[^:]+:)?registry\s*=/.test(l));
+  if (lines.length === 0) return [`.npmrc: no registry=${REGISTRY}`];
+  return lines.filter((l) => l.replace(/\s/g, '') !== `registry=${REGISTRY}`).map((l) => `.npmrc: ${l}, not ${REGISTRY}`);
+}
+
 function readLock() {
   return JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8'));
 }
@@ -76,11 +84,11 @@ if (require.main === module) {
     fs.writeFileSync(ALLOW_LIST, head + names.join('\n') + '\n');
     console.log(`npm-policy: ${names.length} names written to ${path.relative(ROOT, ALLOW_LIST)}`);
   } else {
-    const problems = [...violations(tree, readAllowList()), ...foreignSources()];
+    const problems = [...violations(tree, readAllowList()), ...foreignSources(), ...registryProblems()];
     for (const p of problems) console.error(`npm-policy: ${p}`);
     if (problems.length) process.exitCode = 1;
     else console.log(`npm-policy: ${tree.size} production packages, all allowed`);
   }
 }
 
-module.exports = { productionTree, violations, foreignSources, readAllowList, ALLOWED_LICENSES };
+module.exports = { productionTree, violations, foreignSources, registryProblems, readAllowList, ALLOWED_LICENSES };

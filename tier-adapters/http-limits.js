@@ -7,11 +7,13 @@ const MAX_REQUEST_TARGET_BYTES = 8192;
 const URI_TOO_LONG = `uri too long (limit ${MAX_REQUEST_TARGET_BYTES} bytes)`;
 // How long an answered connection keeps draining what the client still sends.
 const LINGER_MS = 2000;
-// How long a head the parser refused waits, unread, for its answer. A client
-// sending bad heads over and over gets at most ten answers a second per
-// connection: at Node's pace (9,000 a second from ten connections) the churn
-// grew V8's young generation by 80-95 MB.
-const REFUSED_HEAD_PAUSE_MS = 100;
+// How long a head past 16 KiB waits, unread, for its answer (431 or 414): a
+// client that waits for its answers gets at most ten a second per
+// connection it keeps open. At Node's own pace (9,000 a second from ten
+// connections) the churn grew V8's young generation by 80-95 MB. A client
+// that does not wait is a connection storm, which nothing in JavaScript
+// bounds (docs/operations.md).
+const OVERFLOW_PAUSE_MS = 100;
 const answered = new WeakSet();
 
 // Bytes the request target may hold: those of the `http` crate that hyper
@@ -68,15 +70,18 @@ function answerClientError(err, socket) {
   // A client that never stops sending is cut off after the grace period.
   const linger = setTimeout(() => socket.destroy(), LINGER_MS).unref();
   socket.once('close', () => clearTimeout(linger));
-  // A slow client is slow enough. Bun closes a socket that its clientError
-  // handler leaves unwritten, answer or not: there it is answered at once.
-  if (status === 408 || process.versions.bun) return socket.end(answer);
+  // Only an overflow is paused: other refusals cost a short read. Not while
+  // an earlier request's answer is being written (it would land after ours),
+  // nor on Bun, which closes a socket its clientError handler leaves unwritten.
+  const overflow = err.code === 'HPE_HEADER_OVERFLOW';
+  if (!overflow || socket._httpMessage || process.versions.bun) return socket.end(answer);
   socket.pause();
-  setTimeout(() => {
-    if (socket.destroyed) return;
+  const pause = setTimeout(() => {
+    if (!socket.writable) return;
     socket.resume();
     socket.end(answer);
-  }, REFUSED_HEAD_PAUSE_MS).unref();
+  }, OVERFLOW_PAUSE_MS).unref();
+  socket.once('close', () => clearTimeout(pause));
 }
 
 const REASONS = { 400: 'Bad Request', 408: 'Request Timeout', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' };

@@ -8,7 +8,7 @@
 // checker catches what it is for.
 const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
-const { productionTree, violations, foreignSources, readAllowList } = require('../../scripts/npm-policy');
+const { productionTree, violations, foreignSources, registryProblems, readAllowList } = require('../../scripts/npm-policy');
 const cargo = require('../../scripts/cargo-policy');
 
 describe('npm production tree policy', () => {
@@ -19,6 +19,15 @@ describe('npm production tree policy', () => {
     assert.ok(![...tree.values()].some((e) => e.name === 'typescript'), 'a dev dependency counted as production');
     assert.deepEqual(violations(tree, readAllowList()), []);
     assert.deepEqual(foreignSources(), []);
+    assert.deepEqual(registryProblems(), []);
+  });
+
+  it('holds the project to the npm registry, scoped registries included', () => {
+    assert.deepEqual(registryProblems('# nothing\n'), ['.npmrc: no registry=https://registry.npmjs.org/']);
+    assert.deepEqual(registryProblems('registry = https://registry.npmjs.org/\n'), []);
+    assert.deepEqual(registryProblems('registry=https://registry.npmjs.org/\n@x:registry=https://evil.example/\n'), [
+      '.npmrc: @x:registry=https://evil.example/, not https://registry.npmjs.org/',
+    ]);
   });
 
   it('names a package of any kind resolved from past the npm registry', () => {

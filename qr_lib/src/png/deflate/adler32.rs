@@ -39,10 +39,17 @@ pub fn adler32(image: &Image) -> u32 {
 /// Lines up to this long are summed in the 16-bit lanes of a `u64` (see
 /// `short_line_sums`): a QR image's are at most 33 bytes.
 const SHORT_LINE: usize = 56;
+// The bound that sets it: the running sums' four lanes, added up by one
+// multiply, stay under 2^16 (each pair of bytes is at most 510, and the
+// running sums of w words hold w(w+1)/2 of them).
+const _: () = {
+    let words = SHORT_LINE.div_ceil(8);
+    assert!(4 * 510 * words * (words + 1) / 2 < 1 << 16);
+};
 
 /// The sum of the `len` bytes at `data[at..]` and the sum of byte i times
 /// `len - i`.
-pub fn line_sums(data: &[u8], at: usize, len: usize) -> (u64, u64) {
+fn line_sums(data: &[u8], at: usize, len: usize) -> (u64, u64) {
     if len <= SHORT_LINE {
         short_line_sums(data, at, len)
     } else {

@@ -75,23 +75,23 @@ pub fn no_match_starts(
     if q + 16 > lines.len() || in_line < MIN_USEFUL {
         return 0;
     }
-    // Bit i where bytes i..i+4 of a 16-byte mask are all set.
-    let four = |m: u32| m & m >> 1 & m >> 2 & m >> 3;
-    let mut starts = four(bytes16::equal(lines, q, q - 1));
+    use bytes16::{equal, first, four, zero};
+    let mut starts = four(equal(lines, q, q - 1));
     if above {
-        starts |= four(bytes16::equal(lines, q, q - stride));
+        starts |= four(equal(lines, q, q - stride));
         if zeros {
-            starts |= four(bytes16::zero(lines, q));
+            starts |= four(zero(lines, q));
         }
     }
     let positions = (in_line - (MIN_USEFUL - 1)).min(WORD_POSITIONS);
-    (starts.trailing_zeros() as usize).min(positions)
+    first(starts).min(positions)
 }
 
-/// Sixteen bytes compared at once, as a mask with bit i for byte i: one
-/// SIMD compare where the target has it (SSE2 on x86-64, SIMD128 on Wasm
-/// built with it), a `u128`'s bytes elsewhere. The callers check that the
-/// 16 bytes are there.
+/// Sixteen bytes compared at once: one SIMD compare and a movemask where
+/// the target has them (SSE2 on x86-64, SIMD128 on Wasm built with it), a
+/// mask with bit i for byte i; elsewhere `u128` arithmetic, a mask with the
+/// top bit of byte i. `four` marks where four bytes in a row are set,
+/// `first` the first of those. The callers check that the 16 bytes are there.
 mod bytes16 {
     #[cfg(target_arch = "x86_64")]
     mod simd {
@@ -115,6 +115,8 @@ mod bytes16 {
             // SAFETY: SSE2 is in every x86-64 CPU.
             unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(load(data, p), _mm_setzero_si128())) as u32 }
         }
+
+        pub use super::bits::{first, four};
     }
 
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
@@ -137,6 +139,25 @@ mod bytes16 {
         pub fn zero(data: &[u8], p: usize) -> u32 {
             u32::from(i8x16_bitmask(i8x16_eq(load(data, p), u8x16_splat(0))))
         }
+
+        pub use super::bits::{first, four};
+    }
+
+    /// The masks with a bit per byte.
+    #[cfg(any(
+        target_arch = "x86_64",
+        all(target_arch = "wasm32", target_feature = "simd128")
+    ))]
+    mod bits {
+        #[inline(always)]
+        pub fn four(m: u32) -> u32 {
+            m & m >> 1 & m >> 2 & m >> 3
+        }
+
+        #[inline(always)]
+        pub fn first(m: u32) -> usize {
+            m.trailing_zeros() as usize
+        }
     }
 
     /// The fallback, also built for the tests, which hold it to the same
@@ -156,22 +177,32 @@ mod bytes16 {
             u128::from_le_bytes(data[p..p + 16].try_into().unwrap())
         }
 
-        /// Bit i set where byte i of `v` is zero (exactly: no carries
-        /// across bytes).
+        /// The top bit of each byte of `v` that is zero (exactly: no
+        /// carries across bytes).
         #[inline(always)]
-        fn zero_bytes(v: u128) -> u32 {
-            let top = !(((v & LOW7) + LOW7) | v | LOW7);
-            (0..16).fold(0, |m, i| m | ((top >> (8 * i + 7)) as u32 & 1) << i)
+        fn zero_bytes(v: u128) -> u128 {
+            !(((v & LOW7) + LOW7) | v | LOW7)
         }
 
         #[inline(always)]
-        pub fn equal(data: &[u8], p: usize, r: usize) -> u32 {
+        pub fn equal(data: &[u8], p: usize, r: usize) -> u128 {
             zero_bytes(load(data, p) ^ load(data, r))
         }
 
         #[inline(always)]
-        pub fn zero(data: &[u8], p: usize) -> u32 {
+        pub fn zero(data: &[u8], p: usize) -> u128 {
             zero_bytes(load(data, p))
+        }
+
+        #[inline(always)]
+        pub fn four(z: u128) -> u128 {
+            let pairs = z & z >> 8;
+            pairs & pairs >> 16
+        }
+
+        #[inline(always)]
+        pub fn first(m: u128) -> usize {
+            (m.trailing_zeros() / 8) as usize
         }
     }
 
@@ -179,32 +210,43 @@ mod bytes16 {
         target_arch = "x86_64",
         all(target_arch = "wasm32", target_feature = "simd128")
     )))]
-    pub use portable::{equal, zero};
+    pub use portable::{equal, first, four, zero};
     #[cfg(any(
         target_arch = "x86_64",
         all(target_arch = "wasm32", target_feature = "simd128")
     ))]
-    pub use simd::{equal, zero};
+    pub use simd::{equal, first, four, zero};
 
     #[cfg(test)]
     mod tests {
         use crate::xorshift;
 
         #[test]
-        fn masks_agree_with_byte_compares() {
+        fn first_fours_agree_with_byte_compares() {
             let mut rng = xorshift(0xB17E);
-            for _ in 0..2000 {
-                // Few values, so equal bytes are common.
+            for _ in 0..5000 {
+                // Few values, so runs of equal and zero bytes are common.
                 let data: Vec<u8> = (0..48).map(|_| [0, 1, 0xFF][rng() as usize % 3]).collect();
                 let (p, r) = (rng() as usize % 33, rng() as usize % 33);
+                // The first i with bytes i..i+4 all matching, 16 if none.
                 let expected =
-                    |f: &dyn Fn(usize) -> bool| (0..16).fold(0, |m, i| m | u32::from(f(i)) << i);
+                    |f: &dyn Fn(usize) -> bool| (0..13).find(|&i| (i..i + 4).all(f)).unwrap_or(16);
                 let equal = expected(&|i| data[p + i] == data[r + i]);
                 let zero = expected(&|i| data[p + i] == 0);
-                assert_eq!(super::equal(&data, p, r), equal);
-                assert_eq!(super::zero(&data, p), zero);
-                assert_eq!(super::portable::equal(&data, p, r), equal);
-                assert_eq!(super::portable::zero(&data, p), zero);
+                use super::portable as slow;
+                assert_eq!(
+                    super::first(super::four(super::equal(&data, p, r))).min(16),
+                    equal
+                );
+                assert_eq!(
+                    super::first(super::four(super::zero(&data, p))).min(16),
+                    zero
+                );
+                assert_eq!(
+                    slow::first(slow::four(slow::equal(&data, p, r))).min(16),
+                    equal
+                );
+                assert_eq!(slow::first(slow::four(slow::zero(&data, p))).min(16), zero);
             }
         }
     }

@@ -1,10 +1,11 @@
-//! Rows in one 128-bit SIMD register: two 64-bit lanes, where a shift moves
-//! each lane on its own (one instruction, where a `u128` shift takes two and
-//! two registers). SSE2 on x86-64 (in every CPU's baseline); SIMD128 on Wasm
+//! Rows in one 128-bit SIMD register: 64-bit or 32-bit lanes, where a shift
+//! moves each lane on its own (one instruction, where a `u128` shift takes
+//! two and two registers). SSE2 on x86-64 (in every CPU's baseline); SIMD128 on Wasm
 //! built with `+simd128` (Node has run it since 16.4).
 //!
+//! - `QuadRow`: four candidates of up to 32 modules, one per 32-bit lane.
 //! - `PairRow`: two candidates of up to 64 modules side by side, scored in
-//!   one pass (the `u64` rows are its scalar twin).
+//!   one pass (the `u64` rows are the scalar twin of both).
 //! - `SplitRow`: one row of 65 to `SplitRow::MAX_WIDTH` modules as two
 //!   overlapping 64-module windows, modules 0-63 in the low lane and 50-113
 //!   in the high one. Every rule looks at most 4 modules left and 10 right
@@ -12,7 +13,7 @@
 //!   it counts: 0-53 in the low lane, 54 on in the high one (the `u128` rows
 //!   are its scalar twin).
 //!
-//! The tests hold both to their twins and to per-module naive rules; the
+//! The tests hold each to its twin and to per-module naive rules; the
 //! Wasm builds are held to the native bytes by the JS test suite.
 
 use std::ops::{Add, AddAssign, BitAnd, BitOr, BitXor, Mul, Not, Shl, Shr};
@@ -429,10 +430,11 @@ impl Row for QuadRow {
     }
 }
 
-/// Four candidates' totals, one per 32-bit lane. A total of 32-module
-/// rows stays under 18,000 (at most 1,566 for runs, 2,352 for blocks,
-/// 13,920 for finder patterns, 100 for balance), and what is multiplied is
-/// a count (at most 32) times 2, 3 or 40: under 2^16 (`mul32_small`).
+/// Four candidates' totals, one per 32-bit lane. A total of 32-module rows
+/// stays under 23,000 (at most 1,920 for runs, 2,883 for blocks, 17,920 for
+/// finder patterns, 100 for balance), far from the signed compare's 2^31,
+/// and what is multiplied is a count (at most 32) times 2, 3 or 40: under
+/// 2^16 (`mul32_small`).
 #[derive(Clone, Copy)]
 pub struct Quad(V);
 
