@@ -174,25 +174,9 @@ fn lowest_penalty_in<R: Row<Score = u32>>(
 ))]
 #[inline(always)]
 fn lowest_penalty_in_pairs(masked: &[Vec<u128>], data: &[u128], width: usize) -> usize {
-    assert!(masked.len() % 2 == 0, "candidates come in pairs");
     let rows = &mut [PairRow::zero(); 64][..width];
-    let mut best: Option<(u32, usize)> = None;
-    for (pair, masks) in masked.chunks_exact(2).enumerate() {
-        let rows_of = masks[0].iter().zip(&masks[1]).zip(data);
-        for (r, ((first, second), d)) in rows.iter_mut().zip(rows_of) {
-            *r = PairRow::from_rows((first ^ d) as u64, (second ^ d) as u64);
-        }
-        let bound = best.map_or(u32::MAX, |(s, _)| s);
-        // Dropped only when both reach the bound; either may still lose.
-        if let Some(totals) = penalty_below(rows, width, bound) {
-            for (lane, total) in totals.totals().into_iter().enumerate() {
-                if best.is_none_or(|(s, _)| total < s) {
-                    best = Some((total, 2 * pair + lane));
-                }
-            }
-        }
-    }
-    best.expect("at least one candidate").1
+    let pair = |[first, second]: [u128; 2]| PairRow::from_rows(first as u64, second as u64);
+    lowest_penalty_in_groups(rows, masked, data, pair, lanes::Pair::totals)
 }
 
 /// `lowest_penalty` for rows of up to 32 modules, four candidates at a time.
@@ -202,20 +186,38 @@ fn lowest_penalty_in_pairs(masked: &[Vec<u128>], data: &[u128], width: usize) ->
 ))]
 #[inline(always)]
 fn lowest_penalty_in_quads(masked: &[Vec<u128>], data: &[u128], width: usize) -> usize {
-    assert!(masked.len() % 4 == 0, "candidates come in fours");
     let rows = &mut [QuadRow::zero(); QuadRow::MAX_WIDTH][..width];
+    let quad = |rows: [u128; 4]| QuadRow::from_rows(rows.map(|r| r as u32));
+    lowest_penalty_in_groups(rows, masked, data, quad, lanes::Quad::totals)
+}
+
+/// `lowest_penalty` with the candidates `N` at a time, one per lane of the
+/// rows `group` makes; `totals` reads the lanes' penalties back.
+#[cfg(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+))]
+#[inline(always)]
+fn lowest_penalty_in_groups<R: Row, const N: usize>(
+    rows: &mut [R],
+    masked: &[Vec<u128>],
+    data: &[u128],
+    group: impl Fn([u128; N]) -> R,
+    totals: impl Fn(R::Score) -> [u32; N],
+) -> usize {
+    assert!(masked.len() % N == 0, "candidates come in groups of {N}");
+    let width = rows.len();
     let mut best: Option<(u32, usize)> = None;
-    for (quad, masks) in masked.chunks_exact(4).enumerate() {
-        for (y, r) in rows.iter_mut().enumerate() {
-            let d = data[y];
-            *r = QuadRow::from_rows(std::array::from_fn(|i| (masks[i][y] ^ d) as u32));
+    for (g, masks) in masked.chunks_exact(N).enumerate() {
+        for (y, (r, &d)) in rows.iter_mut().zip(data).enumerate() {
+            *r = group(std::array::from_fn(|i| masks[i][y] ^ d));
         }
         let bound = best.map_or(u32::MAX, |(s, _)| s);
-        // Dropped only when all four reach the bound; any may still lose.
-        if let Some(totals) = penalty_below(rows, width, bound) {
-            for (lane, total) in totals.totals().into_iter().enumerate() {
+        // Dropped only when every lane reaches the bound; any may still lose.
+        if let Some(score) = penalty_below(rows, width, bound) {
+            for (lane, total) in totals(score).into_iter().enumerate() {
                 if best.is_none_or(|(s, _)| total < s) {
-                    best = Some((total, 4 * quad + lane));
+                    best = Some((total, N * g + lane));
                 }
             }
         }
