@@ -101,10 +101,13 @@ done
 # offline install needs their registry metadata in npm's cache, which
 # `npm ci` (lockfile only) never fetches: one online install of that package
 # in a scratch directory puts it there, on a fresh machine too (--force: a
-# direct install of a wasm32 package is refused on x64 otherwise).
+# direct install of a wasm32 package is refused on x64 otherwise), at the
+# versions package-lock.json holds (scripts/wasi-runtime-pins.js), no
+# install script run.
 scratch=$(mktemp -d)
-echo '{ "name": "cache-wasi-deps", "private": true }' > "$scratch/package.json"
-(cd "$scratch" && npm install --silent --force --no-audit --no-fund --cpu=wasm32 \
+echo "{ \"name\": \"cache-wasi-deps\", \"private\": true, \"overrides\": $(node scripts/wasi-runtime-pins.js) }" \
+  > "$scratch/package.json"
+(cd "$scratch" && npm install --silent --force --ignore-scripts --no-audit --no-fund --cpu=wasm32 \
   "$OLDPWD"/dist/qr-toolkit-napi-wasm32-wasi-*.tgz >/dev/null)
 rm -rf "$scratch"
 

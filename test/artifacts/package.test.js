@@ -15,6 +15,7 @@ const addon = require('@qr-toolkit/napi');
 const { startServer, ROOT } = require('../helpers/servers');
 const { get, qrcodePath } = require('../helpers/http');
 const { decodeQrPng } = require('../helpers/decode');
+const { wasiRuntimePins } = require('../../scripts/wasi-runtime-pins');
 const { VALID_TEXTS } = require('../helpers/fixtures');
 
 const DIST = path.join(ROOT, 'dist');
@@ -66,7 +67,16 @@ function installProject(flags = [], extra = []) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-dist-app-'));
   temporaryDirs.push(dir);
   // A tarball in `extra` is a direct dependency: npm refuses an override for it too.
-  const overrides = Object.fromEntries(PLATFORMS.map((p) => [`@qr-toolkit/napi-${p}`, `file:${tarball(`qr-toolkit-napi-${p}-`)}`]).filter(([, spec]) => !extra.includes(spec.slice(5))));
+  // The WASI package's own dependencies at the versions package-lock.json
+  // holds, as scripts/package.sh put them in npm's cache.
+  const overrides = {
+    ...wasiRuntimePins(),
+    ...Object.fromEntries(
+      PLATFORMS.map((p) => [`@qr-toolkit/napi-${p}`, `file:${tarball(`qr-toolkit-napi-${p}-`)}`]).filter(
+        ([, spec]) => !extra.includes(spec.slice(5)),
+      ),
+    ),
+  };
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'app', private: true, overrides }));
   const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--offline', ...flags, tarball('qr-toolkit-napi-0'), ...extra], { cwd: dir, env: ENV, encoding: 'utf8' });
   assert.equal(install.status, 0, install.stderr);
