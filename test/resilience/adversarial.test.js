@@ -233,12 +233,12 @@ async function readAheadAttack(tier) {
 // Heads too big to parse: node-server answers 431 once its parser passes
 // 16 KiB of head, hyper past 100 fields or ~400 KiB. Each bomb's client
 // reads its answer and hangs up; ten at a time, each replaced at once.
+const BOMBS = {
+  '10,000 small headers':
+    `GET /healthz HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 10_000 }, (_, i) => `X-${i}: y\r\n`).join('')}\r\n`,
+  'one 1 MiB header': `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(1 << 20)}\r\n\r\n`,
+};
 describe('header bombs, ten connections at a time', () => {
-  const BOMBS = {
-    '10,000 small headers':
-      `GET /healthz HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 10_000 }, (_, i) => `X-${i}: y\r\n`).join('')}\r\n`,
-    'one 1 MiB header': `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(1 << 20)}\r\n\r\n`,
-  };
   // node-server answers a head past 16 KiB after 100 ms with the connection
   // unread (tier-adapters/http-limits.js): at Node's own pace, some 9,000
   // bombs a second from ten connections, V8's young generation grew to its
@@ -295,7 +295,7 @@ describe('header bombs, ten connections at a time', () => {
 // destroying every connection the moment it was accepted, 62,000 of them in
 // 4 s, +103 MB. What bounds it is in front of Node (docs/operations.md).
 describe('header bombs from a client that does not wait for answers', () => {
-  const bomb = `GET /healthz HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 10_000 }, (_, i) => `X-${i}: y\r\n`).join('')}\r\n`;
+  const bomb = BOMBS['10,000 small headers'];
   const todo = 'a connection storm: Node grows 60-100 MB under it, whatever the server does (see above)';
   it(`tier napi: memory under ${MAX_BOMB_GROWTH_BYTES / MB} MB, another client served`, { skip: PINNED_LINE_ONLY, todo }, async () => {
     const server = await startTier('napi');
