@@ -32,7 +32,10 @@ const RATIOS = [
 // rounds' own spread gives by chance.
 const NOISE_FACTOR = 3;
 
-const rowsOf = (report) => [...report.results, ...(report.crossLine ?? []).map((r) => ({ ...r, tier: `${r.tier}@${r.line}` }))];
+const rowsOf = (report) => [
+  ...report.results,
+  ...(report.crossLine ?? []).map((r) => ({ ...r, tier: `${r.tier}@${r.line}` })),
+];
 
 /** A ratio's estimate and its standard error on the log scale; older reports carry only per-round values. */
 function estimateOf(st) {
@@ -54,9 +57,30 @@ function compare(older, newer, tolerance) {
       const noise = Math.hypot(a.se, b.se);
       const allowed = Math.max(tolerance[option], Number.isFinite(noise) ? Math.expm1(NOISE_FACTOR * noise) : 0);
       const modes = Boolean(a.modes || b.modes);
-      rows.push({ tier: n.tier, workers: n.workers, figure, a: a.estimate, b: b.estimate, noise, change, allowed, modes, moved: Math.abs(Math.log1p(change)) > Math.log1p(allowed) });
+      rows.push({
+        tier: n.tier,
+        workers: n.workers,
+        figure,
+        a: a.estimate,
+        b: b.estimate,
+        noise,
+        change,
+        allowed,
+        modes,
+        moved: Math.abs(Math.log1p(change)) > Math.log1p(allowed),
+      });
     }
-    rows.push({ tier: n.tier, workers: n.workers, figure: 'req/s (absolute)', a: o.requestsPerSecond, b: n.requestsPerSecond, noise: NaN, change: n.requestsPerSecond / o.requestsPerSecond - 1, allowed: null, moved: false });
+    rows.push({
+      tier: n.tier,
+      workers: n.workers,
+      figure: 'req/s (absolute)',
+      a: o.requestsPerSecond,
+      b: n.requestsPerSecond,
+      noise: NaN,
+      change: n.requestsPerSecond / o.requestsPerSecond - 1,
+      allowed: null,
+      moved: false,
+    });
   }
   return rows;
 }
@@ -64,25 +88,36 @@ function compare(older, newer, tolerance) {
 function main() {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { rps: { type: 'string', default: '0.10' }, cpu: { type: 'string', default: '0.05' }, 'any-machine': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      rps: { type: 'string', default: '0.10' },
+      cpu: { type: 'string', default: '0.05' },
+      'any-machine': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help || positionals.length !== 2) {
     console.log(USAGE);
     process.exit(values.help ? 0 : 2);
   }
   // A report's folder names its results.json.
-  const read = (file) => JSON.parse(fs.readFileSync(fs.statSync(file).isDirectory() ? path.join(file, 'results.json') : file, 'utf8'));
+  const read = (file) =>
+    JSON.parse(fs.readFileSync(fs.statSync(file).isDirectory() ? path.join(file, 'results.json') : file, 'utf8'));
   const [older, newer] = positionals.map(read);
   const machine = sameMachine(older.machine, newer.machine);
   if (!machine.same && !values['any-machine']) {
-    console.error(`compare: the reports come from different machines (${machine.differ.join('; ')}): ratios need not carry over. --any-machine compares them anyway.`);
+    console.error(
+      `compare: the reports come from different machines (${machine.differ.join('; ')}): ratios need not carry over. --any-machine compares them anyway.`,
+    );
     process.exit(2);
   }
   if (!older.results.some((r) => r.ratios) || !newer.results.some((r) => r.ratios)) {
-    console.error('compare: a report without interleaved ratios (made before bench/run.js measured in rounds) cannot be compared');
+    console.error(
+      'compare: a report without interleaved ratios (made before bench/run.js measured in rounds) cannot be compared',
+    );
     process.exit(2);
   }
-  if (older.machine.node !== newer.machine.node) console.log(`Note: the servers ran on Node ${older.machine.node}, then ${newer.machine.node}.\n`);
+  if (older.machine.node !== newer.machine.node)
+    console.log(`Note: the servers ran on Node ${older.machine.node}, then ${newer.machine.node}.\n`);
   const rows = compare(older, newer, { rps: Number(values.rps), cpu: Number(values.cpu) });
   console.log('| tier | workers | figure | old | new | noise (se) | change | allowed | |');
   console.log('|---|---:|---|---:|---:|---:|---:|---:|---|');
@@ -90,12 +125,16 @@ function main() {
     const allowed = r.allowed === null ? 'not judged' : `${fmt(r.allowed * 100, 1)}%`;
     const noise = Number.isFinite(r.noise) ? `±${fmt(r.noise * 100, 1)}%` : '';
     const mark = [r.moved && '**moved**', r.modes && 'two modes'].filter(Boolean).join(', ');
-    console.log(`| ${r.tier} | ${r.workers} | ${r.figure} | ${fmt(r.a, 3)} | ${fmt(r.b, 3)} | ${noise} | ${r.change >= 0 ? '+' : ''}${fmt(r.change * 100, 1)}% | ${allowed} | ${mark} |`);
+    console.log(
+      `| ${r.tier} | ${r.workers} | ${r.figure} | ${fmt(r.a, 3)} | ${fmt(r.b, 3)} | ${noise} | ${r.change >= 0 ? '+' : ''}${fmt(r.change * 100, 1)}% | ${allowed} | ${mark} |`,
+    );
   }
   const judged = rows.filter((r) => r.allowed !== null);
   const moved = judged.filter((r) => r.moved);
   console.log(`\n${judged.length} comparisons: ${moved.length} of ${judged.length} ratios moved more than allowed.`);
-  console.log(`allowed: the larger of the tolerance (req/s ${fmt(Number(values.rps) * 100, 0)}%, CPU ${fmt(Number(values.cpu) * 100, 0)}%) and ${NOISE_FACTOR}x the noise, the two runs' standard errors of the ratio combined; a move within it is what the rounds' spread alone gives.`);
+  console.log(
+    `allowed: the larger of the tolerance (req/s ${fmt(Number(values.rps) * 100, 0)}%, CPU ${fmt(Number(values.cpu) * 100, 0)}%) and ${NOISE_FACTOR}x the noise, the two runs' standard errors of the ratio combined; a move within it is what the rounds' spread alone gives.`,
+  );
   process.exitCode = moved.length ? 1 : 0;
 }
 

@@ -116,13 +116,17 @@ function main() {
       const [first, ...rest] = list.map(([, fn]) => fn(text));
       const differs = rest.findIndex((png) => !Buffer.from(png).equals(Buffer.from(first)));
       if (differs >= 0) {
-        console.error(`core-curve: ${list[differs + 1][0]} and ${list[0][0]} give different bytes for ${JSON.stringify(text)}`);
+        console.error(
+          `core-curve: ${list[differs + 1][0]} and ${list[0][0]} give different bytes for ${JSON.stringify(text)}`,
+        );
         process.exit(1);
       }
     }
   }
 
-  console.log(`Node ${process.version}; us per call, median of ${timing.rounds} interleaved rounds of ${timing.roundMs} ms\n`);
+  console.log(
+    `Node ${process.version}; us per call, median of ${timing.rounds} interleaved rounds of ${timing.roundMs} ms\n`,
+  );
   console.log(`| texts | n | ${names.map((n) => `${n} us/call`).join(' | ')} | PNG bytes |`);
   console.log(`|---|---:|${names.map(() => '---:|').join('')}---:|`);
   for (const [name, set] of sets) {

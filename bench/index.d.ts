@@ -64,7 +64,16 @@ export function tierOf(config: BenchConfig, name: string): BenchTier;
 /** Starts a tier's server as the benchmark does; resolves once it prints its URL. */
 export function startTier(
   tier: string,
-  options?: { config?: BenchConfig; workers?: number; args?: string[]; cpus?: string; env?: NodeJS.ProcessEnv; node?: string; nodeArgs?: string[]; timeoutMs?: number },
+  options?: {
+    config?: BenchConfig;
+    workers?: number;
+    args?: string[];
+    cpus?: string;
+    env?: NodeJS.ProcessEnv;
+    node?: string;
+    nodeArgs?: string[];
+    timeoutMs?: number;
+  },
 ): Promise<StartedServer>;
 export function startServer(
   command: string,
@@ -73,7 +82,15 @@ export function startServer(
 ): Promise<StartedServer>;
 export function tierCommand(
   tier: string,
-  options?: { config?: BenchConfig; workers?: number; args?: string[]; cpus?: string; env?: NodeJS.ProcessEnv; node?: string; nodeArgs?: string[] },
+  options?: {
+    config?: BenchConfig;
+    workers?: number;
+    args?: string[];
+    cpus?: string;
+    env?: NodeJS.ProcessEnv;
+    node?: string;
+    nodeArgs?: string[];
+  },
 ): [string, string[]];
 export const READY_LINE: RegExp;
 

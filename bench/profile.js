@@ -73,7 +73,7 @@ function parseOptions(argv) {
   const config = values.config ? loadConfig(values.config) : null;
   let command = positionals;
   if (values.tier) {
-    if (!config) throw new Error('--tier needs --config: the tier\'s command comes from it');
+    if (!config) throw new Error("--tier needs --config: the tier's command comes from it");
     const [exe, args] = tierCommand(values.tier, { config });
     command = [exe, ...args];
   }
@@ -81,7 +81,12 @@ function parseOptions(argv) {
   let paths;
   if (values.paths) {
     const text = fs.readFileSync(values.paths, 'utf8');
-    paths = text.trimStart().startsWith('[') ? JSON.parse(text) : text.split('\n').map((l) => l.trim()).filter(Boolean);
+    paths = text.trimStart().startsWith('[')
+      ? JSON.parse(text)
+      : text
+          .split('\n')
+          .map((l) => l.trim())
+          .filter(Boolean);
   } else if (config) paths = config.requests.paths;
   else throw new Error('which requests? --paths FILE or --config FILE');
   let target = null;
@@ -268,7 +273,7 @@ async function main() {
   const options = parseOptions(argv);
   if (!options) return console.log(USAGE);
   const { target, profiled, measured } = await run(options);
-  log('profile: each rung\'s boundary, with these sizes, through the prebuilt identity');
+  log("profile: each rung's boundary, with these sizes, through the prebuilt identity");
   // Loaded here: the identity's binaries are looked up only when needed.
   const { calibrate } = require('./lib/calibrate');
   const calibration = await calibrate({ sizes: measured.sizes, ...options.calibration });

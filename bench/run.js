@@ -6,7 +6,7 @@
 // `node bench/run.js` (its bench.config.js), `make bench` builds first.
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
-const os = require('node:os');
+const _os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { createMeter, visit, curvesOf, meanBodyBytes, closed } = require('./lib/measure');
@@ -111,18 +111,28 @@ function parseOptions(argv) {
     },
   });
   if (values.help) return null;
-  if (values.render) return { render: path.resolve(values.render), readme: values.readme && path.resolve(values.readme) };
+  if (values.render)
+    return { render: path.resolve(values.render), readme: values.readme && path.resolve(values.readme) };
   const config = loadConfig(values.config);
   const tiers = values.tiers ? values.tiers.split(',').filter(Boolean) : config.tiers.map((t) => t.name);
   for (const t of tiers) tierOf(config, t);
   const { requests } = config;
-  const lengths = requests.ofLength ? requests.lengths ?? [] : [];
+  const lengths = requests.ofLength ? (requests.lengths ?? []) : [];
   const { quick, full } = values;
   const workers = (values.workers ?? (full ? '1,2' : '1')).split(',').map(Number);
   const node = values.node ? nodeBinary(values.node) : process.execPath;
-  const lines = !full || values.lines === 'none' ? [] : values.lines ? values.lines.split(',').map(nodeBinary) : otherInstalledLines(node);
-  const runtimes = values.runtimes === 'none' || (!full && !values.runtimes) ? []
-    : values.runtimes ? runtimesNamed(values.runtimes) : pinnedRuntimes().filter((r) => r.installed);
+  const lines =
+    !full || values.lines === 'none'
+      ? []
+      : values.lines
+        ? values.lines.split(',').map(nodeBinary)
+        : otherInstalledLines(node);
+  const runtimes =
+    values.runtimes === 'none' || (!full && !values.runtimes)
+      ? []
+      : values.runtimes
+        ? runtimesNamed(values.runtimes)
+        : pinnedRuntimes().filter((r) => r.installed);
   const exact = values.rounds && Number(values.rounds);
   const minRounds = exact || Number(values['min-rounds'] ?? (quick ? 2 : MIN_ROUNDS));
   const maxRounds = exact || Math.max(minRounds, Number(values['max-rounds'] ?? (quick ? 2 : MAX_ROUNDS)));
@@ -156,7 +166,10 @@ function parseOptions(argv) {
     prediction: readPrediction(values.prediction, config),
     curves: full && {
       connections: quick ? [1, 10, Number(values.connections)] : CURVE_CONNECTIONS,
-      lengths: (quick && lengths.length > 2 ? [lengths[0], lengths.at(-1)] : lengths).map((length) => ({ length, paths: requests.ofLength(length) })),
+      lengths: (quick && lengths.length > 2 ? [lengths[0], lengths.at(-1)] : lengths).map((length) => ({
+        length,
+        paths: requests.ofLength(length),
+      })),
       rateFractions: quick ? [0.5] : RATE_FRACTIONS,
       curveWarmup: quick ? 0 : 1,
       curveDuration: quick ? 1 : 3,
@@ -169,7 +182,8 @@ function parseOptions(argv) {
 function commonSettings(options) {
   return {
     // As typed: tier-bench from a project, node bench/run.js in this repository.
-    command: `${path.basename(process.argv[1]) === 'run.js' ? 'node bench/run.js' : 'tier-bench'} ${process.argv.slice(2).join(' ')}`.trim(),
+    command:
+      `${path.basename(process.argv[1]) === 'run.js' ? 'node bench/run.js' : 'tier-bench'} ${process.argv.slice(2).join(' ')}`.trim(),
     connections: options.connections,
     warmup: options.warmup,
     prewarm: options.prewarm,
@@ -234,7 +248,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 }
 
 /** The subjects of one worker count: every tier (those that take no worker count at the first only, the anchor always). */
-function tierPlan(workers, first, anchor, options) {
+function tierPlan(_workers, first, anchor, options) {
   return options.tiers
     .map((tier) => ({ key: tier, tier, entry: tierOf(options.config, tier), node: options.node }))
     .filter((s) => first || !s.entry.singleProcess || s.tier === anchor);
@@ -283,7 +297,12 @@ async function startSubjects(plan, workers, options, log) {
   try {
     for (const s of plan) {
       log(`starting ${s.key} w=${workers}`, true);
-      const server = await startTier(s.tier, { workers, node: s.node, nodeArgs: s.nodeArgs ?? options.nodeArgs, config });
+      const server = await startTier(s.tier, {
+        workers,
+        node: s.node,
+        nodeArgs: s.nodeArgs ?? options.nodeArgs,
+        config,
+      });
       live.add(server);
       const meter = createMeter(server, { entry: s.entry, workers, log });
       const subject = { ...s, server, meter, root: server.child.pid };
@@ -351,7 +370,9 @@ async function measureRounds(subjects, { workers, oneConnection, anchor, since }
       runs,
     };
     const r = ratios.requestsPerSecond;
-    log(`${s.key} w=${workers}: x${r.estimate.toFixed(3)} of ${anchor} (${r.low.toFixed(3)}-${r.high.toFixed(3)}), ${row.stop.rounds} rounds, ${row.stop.reason}`);
+    log(
+      `${s.key} w=${workers}: x${r.estimate.toFixed(3)} of ${anchor} (${r.low.toFixed(3)}-${r.high.toFixed(3)}), ${row.stop.rounds} rounds, ${row.stop.reason}`,
+    );
     return { subject: s, row };
   });
   return { rows, rounds: { workers, anchor, rounds: summary.rounds } };
@@ -395,7 +416,19 @@ async function main() {
           const result = results.find((r) => r.tier === s.tier && r.workers === workers);
           thaw(s.root);
           try {
-            Object.assign(result, await curvesOf(s.meter, { tier: s.tier, config, curves: options.curves, connections: options.connections, paths, main: result, single: result.oneConnection, baselineMax }));
+            Object.assign(
+              result,
+              await curvesOf(s.meter, {
+                tier: s.tier,
+                config,
+                curves: options.curves,
+                connections: options.connections,
+                paths,
+                main: result,
+                single: result.oneConnection,
+                baselineMax,
+              }),
+            );
           } finally {
             freeze(s.root);
           }
@@ -410,7 +443,12 @@ async function main() {
       const since = Date.now();
       const lineSubjects = await startSubjects(linePlan(anchor, options), workers, options, log);
       try {
-        const measured = await measureRounds(lineSubjects, { workers, oneConnection: false, anchor, since }, options, log);
+        const measured = await measureRounds(
+          lineSubjects,
+          { workers, oneConnection: false, anchor, since },
+          options,
+          log,
+        );
         rounds.push({ ...measured.rounds, lines: true });
         for (const { subject, row } of measured.rows) {
           if (subject.line) crossLine.push({ ...row, line: subject.line, v8: describeNode(subject.node).v8 });
@@ -461,7 +499,20 @@ async function main() {
       wrkSeconds: options.curves.wrkSeconds,
     },
   };
-  writeReport(options.out, { results, crossLine, crossRuntime, rounds, settings, machine: describeMachine(options.node), ...(options.prediction && { prediction: options.prediction }) }, report.render, options.readme);
+  writeReport(
+    options.out,
+    {
+      results,
+      crossLine,
+      crossRuntime,
+      rounds,
+      settings,
+      machine: describeMachine(options.node),
+      ...(options.prediction && { prediction: options.prediction }),
+    },
+    report.render,
+    options.readme,
+  );
   // The rounds must be clean; the curves may show a tier refusing load (503) at 1000 connections.
   if ([...results, ...crossLine, ...crossRuntime].some((r) => r.errors || r.non2xx)) process.exitCode = 1;
 }

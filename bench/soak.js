@@ -39,7 +39,9 @@ function parseOptions(argv) {
   });
   if (values.help) return null;
   const config = loadConfig(values.config);
-  const tiers = values.tiers ? values.tiers.split(',').filter(Boolean) : config.soakTiers ?? config.tiers.map((t) => t.name);
+  const tiers = values.tiers
+    ? values.tiers.split(',').filter(Boolean)
+    : (config.soakTiers ?? config.tiers.map((t) => t.name));
   for (const t of tiers) tierOf(config, t);
   return {
     config,
@@ -49,7 +51,8 @@ function parseOptions(argv) {
     connections: Number(values.connections),
     paths: config.requests.paths,
     out: path.resolve(values.out),
-    command: `${path.basename(process.argv[1]) === 'soak.js' ? 'node bench/soak.js' : 'tier-bench-soak'} ${process.argv.slice(2).join(' ')}`.trim(),
+    command:
+      `${path.basename(process.argv[1]) === 'soak.js' ? 'node bench/soak.js' : 'tier-bench-soak'} ${process.argv.slice(2).join(' ')}`.trim(),
   };
 }
 
@@ -66,10 +69,13 @@ async function main() {
   for (const tier of options.tiers) {
     const result = await soakTier(tier, {
       ...options,
-      onProgress: ({ second, total, rps }) => second <= total && process.stderr.write(`\r\x1b[Ksoak ${tier}: ${second}/${total} s, ${rps} req/s`),
+      onProgress: ({ second, total, rps }) =>
+        second <= total && process.stderr.write(`\r\x1b[Ksoak ${tier}: ${second}/${total} s, ${rps} req/s`),
     });
     const { startMB, endMB, growth } = result.rss;
-    process.stderr.write(`\r\x1b[Ksoak ${tier}: RSS ${startMB.toFixed(1)} -> ${endMB.toFixed(1)} MB (${(growth * 100).toFixed(2)}%), ${result.pass ? 'pass' : 'FAIL'}\n`);
+    process.stderr.write(
+      `\r\x1b[Ksoak ${tier}: RSS ${startMB.toFixed(1)} -> ${endMB.toFixed(1)} MB (${(growth * 100).toFixed(2)}%), ${result.pass ? 'pass' : 'FAIL'}\n`,
+    );
     results.push(result);
   }
   const { config } = options;

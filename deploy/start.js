@@ -39,10 +39,13 @@ SIGINT stops nginx gracefully, then node-server and every qr_server.`;
 function renderNginxConf(conf, { listen, upstreams }) {
   let out = conf.replace(/^(\s*)listen \S+;/m, `$1listen ${listen};`);
   for (const [name, addresses] of Object.entries(upstreams)) {
-    out = out.replace(new RegExp(`(upstream ${name} \\{[^}]*?)((?:^\\s*server [^\\s;]+[^\\n]*\\n)+)`, 'm'), (_, head, lines) => {
-      const [, indent, params] = /^(\s*)server [^\s;]+(.*)$/m.exec(lines);
-      return head + addresses.map((a) => `${indent}server ${a}${params}\n`).join('');
-    });
+    out = out.replace(
+      new RegExp(`(upstream ${name} \\{[^}]*?)((?:^\\s*server [^\\s;]+[^\\n]*\\n)+)`, 'm'),
+      (_, head, lines) => {
+        const [, indent, params] = /^(\s*)server [^\s;]+(.*)$/m.exec(lines);
+        return head + addresses.map((a) => `${indent}server ${a}${params}\n`).join('');
+      },
+    );
   }
   return out;
 }
@@ -89,7 +92,9 @@ async function main() {
   const node =
     values.tier === 'none'
       ? null
-      : await spawnListening(process.execPath, [NODE_SERVER, '--tier', values.tier, '--port', '0'], { name: 'node-server' });
+      : await spawnListening(process.execPath, [NODE_SERVER, '--tier', values.tier, '--port', '0'], {
+          name: 'node-server',
+        });
   const qrHosts = qrServers.map((s) => new URL(s.url).host);
   const prefix = values.prefix ? path.resolve(values.prefix) : fs.mkdtempSync(path.join(os.tmpdir(), 'qr-deploy-'));
   fs.mkdirSync(prefix, { recursive: true });
@@ -99,7 +104,9 @@ async function main() {
     upstreams: { qr_server: qrHosts, node_server: node ? [new URL(node.url).host] : qrHosts },
   });
   fs.writeFileSync(path.join(prefix, 'nginx.conf'), conf);
-  const nginx = spawnOwned(NGINX, ['-p', prefix, '-c', path.join(prefix, 'nginx.conf'), '-g', 'daemon off;'], { stdio: 'inherit' });
+  const nginx = spawnOwned(NGINX, ['-p', prefix, '-c', path.join(prefix, 'nginx.conf'), '-g', 'daemon off;'], {
+    stdio: 'inherit',
+  });
   nginx.once('error', (err) => fatal(new Error(`cannot start nginx: ${err.message}`)));
   await waitForPort(port, nginx);
   console.error(`qr_server: ${qrServers.map((s) => `${s.url} (pid ${s.child.pid})`).join(', ')}`);

@@ -30,9 +30,7 @@ const LOOP_RESOLUTION_MS = 1;
  *   metrics?: ReturnType<typeof import('./lib/metrics').createMetrics>,
  *   log?: ReturnType<typeof import('tier-adapters/log').createLog>, eventLoopRoute?: boolean }} options
  */
-function createApp({
-  tier, generateQrCode, isPipelined = () => false, metrics, log, eventLoopRoute = false,
-}) {
+function createApp({ tier, generateQrCode, isPipelined = () => false, metrics, log, eventLoopRoute = false }) {
   const app = express();
   // Per-response work the hot path does not need: a body hash for ETag.
   app.set('etag', false);
@@ -73,11 +71,11 @@ function createApp({
 
   // The page: the same text made into a QR code by the Wasm build in the
   // browser (qr_wasm/pkg-web, `scripts/build-wasm.sh`) and by this tier.
-  app.get('/', (req, res) => res.sendFile(path.join(PUBLIC, 'index.html')));
+  app.get('/', (_req, res) => res.sendFile(path.join(PUBLIC, 'index.html')));
   app.use('/assets', express.static(PUBLIC, { index: false }));
   app.use('/wasm', express.static(path.join(wasmDir(), 'pkg-web'), { index: false }));
 
-  app.get('/healthz', (req, res) => {
+  app.get('/healthz', (_req, res) => {
     res.json({ tier, pid: process.pid });
   });
 
@@ -85,7 +83,7 @@ function createApp({
   // body, as on qr_server (axum). /metrics is not one: it is on the
   // operator's listener (server.js), and 404 here, as on qr_server's public port.
   for (const route of ['/qrcode', '/healthz']) {
-    app.all(route, (req, res) => res.status(405).set('Allow', 'GET,HEAD').end());
+    app.all(route, (_req, res) => res.status(405).set('Allow', 'GET,HEAD').end());
   }
 
   // The benchmark's route (--event-loop-route), off by default: any client
@@ -119,14 +117,21 @@ function createApp({
   function logAccess() {
     const { req } = this;
     const query = req.url.indexOf('?');
-    log.info({
-      event: 'access', request_id: log.requestId(req), tier, method: req.method,
-      path: query < 0 ? req.url : req.url.slice(0, query), status: this.statusCode,
-      duration_ms: Math.round((performance.now() - this.accessStartedAt) * 1000) / 1000,
-    }, 'request');
+    log.info(
+      {
+        event: 'access',
+        request_id: log.requestId(req),
+        tier,
+        method: req.method,
+        path: query < 0 ? req.url : req.url.slice(0, query),
+        status: this.statusCode,
+        duration_ms: Math.round((performance.now() - this.accessStartedAt) * 1000) / 1000,
+      },
+      'request',
+    );
   }
 
-  const unrouted = (req, res) => (err) => {
+  const unrouted = (_req, res) => (err) => {
     if (res.headersSent) return res.destroy();
     res.status(err ? (err.status ?? err.statusCode ?? 500) : 404).end();
   };

@@ -70,7 +70,8 @@ function parseOptions(argv, env) {
       'max-queue': { type: 'string', default: env.QR_MAX_QUEUE ?? '512' },
       'max-connections': { type: 'string', default: env.QR_MAX_CONNECTIONS ?? String(LIMITS.maxConnections) },
       'max-connections-per-client': {
-        type: 'string', default: env.QR_MAX_CONNECTIONS_PER_CLIENT ?? String(LIMITS.maxConnectionsPerClient),
+        type: 'string',
+        default: env.QR_MAX_CONNECTIONS_PER_CLIENT ?? String(LIMITS.maxConnectionsPerClient),
       },
       upstream: { type: 'string', default: env.QR_UPSTREAM },
       'metrics-host': { type: 'string', default: env.METRICS_HOST ?? '127.0.0.1' },
@@ -89,7 +90,8 @@ function parseOptions(argv, env) {
   const maxConnections = Number(values['max-connections']);
   const maxConnectionsPerClient = Number(values['max-connections-per-client']);
   if (!values.tier) throw new Error('--tier is required');
-  if (!tierNames.includes(values.tier)) throw new Error(`unknown tier "${values.tier}" (one of: ${tierNames.join(', ')})`);
+  if (!tierNames.includes(values.tier))
+    throw new Error(`unknown tier "${values.tier}" (one of: ${tierNames.join(', ')})`);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port "${values.port}"`);
   if (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535) {
     throw new Error(`invalid metrics-port "${values['metrics-port']}"`);
@@ -105,9 +107,19 @@ function parseOptions(argv, env) {
     throw new Error(`invalid max-connections-per-client "${values['max-connections-per-client']}"`);
   }
   return {
-    tier: values.tier, host: values.host, port, workers, maxQueue, maxConnections, maxConnectionsPerClient,
-    upstream: values.upstream, metricsHost: values['metrics-host'], metricsPort,
-    metrics: !values['no-metrics'], accessLog: values['access-log'], eventLoopRoute: values['event-loop-route'],
+    tier: values.tier,
+    host: values.host,
+    port,
+    workers,
+    maxQueue,
+    maxConnections,
+    maxConnectionsPerClient,
+    upstream: values.upstream,
+    metricsHost: values['metrics-host'],
+    metricsPort,
+    metrics: !values['no-metrics'],
+    accessLog: values['access-log'],
+    eventLoopRoute: values['event-loop-route'],
   };
 }
 
@@ -137,18 +149,24 @@ async function serve(options, log) {
   // The app handles the server's requests and asks it which came pipelined;
   // the tiers on the event loop ask it whether connections are arriving.
   const metrics = createMetrics({ record: options.metrics, droppedLines: log.dropped });
-  const { server, shutdown, isPipelined, acceptedSinceAsked, openConnections } = createHttpServer((req, res) => handle(req, res), {
-    maxConnections: options.maxConnections,
-    maxConnectionsPerClient: options.maxConnectionsPerClient,
-    onRefused: (reason) => {
-      metrics.refused(reason);
-      log.refused(reason);
+  const { server, shutdown, isPipelined, acceptedSinceAsked, openConnections } = createHttpServer(
+    (req, res) => handle(req, res),
+    {
+      maxConnections: options.maxConnections,
+      maxConnectionsPerClient: options.maxConnectionsPerClient,
+      onRefused: (reason) => {
+        metrics.refused(reason);
+        log.refused(reason);
+      },
+      // A client pipelining past HTTP_LIMITS.maxPipelined: closed after its answer in progress.
+      onPipelineOverflow: () => log.refused('pipeline_overflow'),
     },
-    // A client pipelining past HTTP_LIMITS.maxPipelined: closed after its answer in progress.
-    onPipelineOverflow: () => log.refused('pipeline_overflow'),
-  });
+  );
   const tier = await loadTier(options.tier).createTier({
-    ...options, deferTurn: acceptedSinceAsked, onRestart: (kind) => metrics.restarted(kind), log: tierLog(log),
+    ...options,
+    deferTurn: acceptedSinceAsked,
+    onRestart: (kind) => metrics.restarted(kind),
+    log: tierLog(log),
   });
   const name = tier.name ?? options.tier;
   metrics.watch({ name, tier, openConnections });
@@ -159,7 +177,12 @@ async function serve(options, log) {
   // Clustered, the primary serves the metrics: a worker gives it its registry when asked.
   if (cluster.isWorker && options.metrics) clusterMetricsClient(metrics.registry);
   const handle = createApp({
-    tier: name, generateQrCode: tier.run, isPipelined, metrics, log, eventLoopRoute: options.eventLoopRoute,
+    tier: name,
+    generateQrCode: tier.run,
+    isPipelined,
+    metrics,
+    log,
+    eventLoopRoute: options.eventLoopRoute,
   });
   // Before the ready line: a supervisor may send SIGTERM the moment it reads it.
   onShutdownSignal(log, async () => {
@@ -191,7 +214,9 @@ async function serveCluster(options, log) {
   const health = () => ({ tier: options.tier, pid: process.pid });
   const operator = await listenOperator(options, log, metrics, collect, health);
   const onRestart = (kind) => metrics.restarted(kind);
-  const shared = options.upstream ? undefined : await adapter.startShared?.({ ...options, onRestart, log: tierLog(log) });
+  const shared = options.upstream
+    ? undefined
+    : await adapter.startShared?.({ ...options, onRestart, log: tierLog(log) });
   // Bun's workers bind sockets of their own (no handle passing yet: oven-sh/bun#38109), so port 0 would
   // give each worker a port of its own: the primary picks one for all of them.
   const port = options.port === 0 && process.versions.bun ? await freePort(options.host) : options.port;
@@ -202,7 +227,7 @@ async function serveCluster(options, log) {
   let stopping = false;
   const fork = () => Object.assign(cluster.fork({ QR_WORKER_OPTIONS: workerOptions }), { forkedAt: Date.now() });
   const ports = new Set();
-  cluster.on('listening', (worker, address) => {
+  cluster.on('listening', (_worker, address) => {
     ports.add(address.port);
     if (ports.size > 1) return fatal(log, new Error(`workers listen on different ports: ${[...ports].join(', ')}`));
     if (++listening === options.workers) {
@@ -216,7 +241,13 @@ async function serveCluster(options, log) {
     if (stopping || failing) return;
     if (listening < options.workers) return fatal(log, new Error(`worker failed to start (exit ${signal ?? code})`));
     const delay = backoff.next(Date.now() - worker.forkedAt);
-    const fields = { event: 'restart', kind: 'worker', exited: worker.process.pid, status: signal ?? code, delay_ms: delay };
+    const fields = {
+      event: 'restart',
+      kind: 'worker',
+      exited: worker.process.pid,
+      status: signal ?? code,
+      delay_ms: delay,
+    };
     log.warn(fields, `worker ${worker.process.pid} exited with ${signal ?? code}; forking a new one in ${delay} ms`);
     metrics.restarted('worker');
     setTimeout(() => stopping || fork(), delay);
@@ -250,7 +281,11 @@ async function listenOperator(options, log, metrics, collect, health) {
   if (!options.metrics) return null;
   const { metricsHost: host, metricsPort: port } = options;
   return listenMetrics({
-    collect, health, contentType: metrics.registry.contentType, host, port,
+    collect,
+    health,
+    contentType: metrics.registry.contentType,
+    host,
+    port,
     onError: (err) => log.error({ event: 'metrics', error: err.message }, 'metrics unavailable'),
   }).catch((err) => {
     throw new Error(`cannot listen on ${host}:${port} for metrics: ${err.message}`);
@@ -260,10 +295,17 @@ async function listenOperator(options, log, metrics, collect, health) {
 /** Which connection cap is in force, and where the metrics are, once the server has started. */
 function sayCap(log, { maxConnections, openFiles }, metricsUrl) {
   const fields = {
-    event: 'start', pid: process.pid, max_connections: maxConnections, open_files: openFiles, metrics_url: metricsUrl,
+    event: 'start',
+    pid: process.pid,
+    max_connections: maxConnections,
+    open_files: openFiles,
+    metrics_url: metricsUrl,
   };
   const where = metricsUrl ? `; metrics on ${metricsUrl}` : '';
-  log.info(fields, `node-server: at most ${maxConnections} connections per process (open-file limit ${openFiles})${where}`);
+  log.info(
+    fields,
+    `node-server: at most ${maxConnections} connections per process (open-file limit ${openFiles})${where}`,
+  );
 }
 
 function onShutdownSignal(log, shutdown) {
@@ -277,10 +319,13 @@ function onShutdownSignal(log, shutdown) {
       log.error({ event: 'stop' }, 'node-server: shutdown timed out');
       exitAfterLog(log, 1);
     }, SHUTDOWN_TIMEOUT_MS).unref();
-    shutdown().then(() => {
-      if (cluster.isPrimary) log.info({ event: 'stopped' }, 'node-server: stopped');
-      exitAfterLog(log, 0);
-    }, (err) => fatal(log, err));
+    shutdown().then(
+      () => {
+        if (cluster.isPrimary) log.info({ event: 'stopped' }, 'node-server: stopped');
+        exitAfterLog(log, 0);
+      },
+      (err) => fatal(log, err),
+    );
   };
   process.on('SIGTERM', handler);
   process.on('SIGINT', handler);

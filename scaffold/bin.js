@@ -62,7 +62,8 @@ function plan({ name, from, dir }) {
   // js/reference.js requires the function by its path from rust/NAME/js/.
   // A JSON string is a JS string literal: any quote or backslash in the path is escaped.
   const fromRequire = JSON.stringify(path.relative(path.join(dir, ladder, 'js'), path.join(dir, source.file)));
-  for (const [file, text] of render('ladder', { ...names, fromRequire, fromExport: source.exportName })) files.set(`${ladder}/${file}`, text);
+  for (const [file, text] of render('ladder', { ...names, fromRequire, fromExport: source.exportName }))
+    files.set(`${ladder}/${file}`, text);
   const adds = kind === 'empty' ? null : additions(JSON.parse(pkgText), names, source);
   return { names, kind, source, ladder, files, adds, pkgText: adds ? withAdditions(pkgText, adds) : pkgText };
 }
@@ -70,7 +71,8 @@ function plan({ name, from, dir }) {
 async function agreed(adds, yes) {
   console.log(`create-rust-ladder: package.json gains:\n${describe(adds).join('\n')}`);
   if (yes) return true;
-  if (!process.stdin.isTTY) throw new Error('package.json not changed and nothing written: run again with --yes to add the above');
+  if (!process.stdin.isTTY)
+    throw new Error('package.json not changed and nothing written: run again with --yes to add the above');
   const rl = readline.createInterface({ input: process.stdin, output: process.stdout });
   const answer = await rl.question('Write them? [y/N] ');
   rl.close();
@@ -97,12 +99,16 @@ function formatted(files, ladder) {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'create-rust-ladder-fmt-'));
   try {
     const prefix = `${ladder}/`;
-    const crates = new Map([...files].filter(([file]) => file.startsWith(prefix)).map(([file, text]) => [file.slice(prefix.length), text]));
+    const crates = new Map(
+      [...files].filter(([file]) => file.startsWith(prefix)).map(([file, text]) => [file.slice(prefix.length), text]),
+    );
     writeTree(scratch, crates);
     const fmt = spawnSync('cargo', ['fmt', '--all'], { cwd: scratch, encoding: 'utf8' });
-    if (fmt.status !== 0) throw new Error(`--format: cargo fmt failed: ${(fmt.error?.message ?? fmt.stderr).trim().split('\n')[0]}`);
+    if (fmt.status !== 0)
+      throw new Error(`--format: cargo fmt failed: ${(fmt.error?.message ?? fmt.stderr).trim().split('\n')[0]}`);
     const out = new Map(files);
-    for (const file of crates.keys()) if (file.endsWith('.rs')) out.set(prefix + file, fs.readFileSync(path.join(scratch, file), 'utf8'));
+    for (const file of crates.keys())
+      if (file.endsWith('.rs')) out.set(prefix + file, fs.readFileSync(path.join(scratch, file), 'utf8'));
     return out;
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
@@ -150,7 +156,13 @@ async function main() {
   try {
     ({ values, positionals } = parseArgs({
       allowPositionals: true,
-      options: { from: { type: 'string' }, yes: { type: 'boolean', short: 'y', default: false }, format: { type: 'boolean', default: false }, dir: { type: 'string', default: '.' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        from: { type: 'string' },
+        yes: { type: 'boolean', short: 'y', default: false },
+        format: { type: 'boolean', default: false },
+        dir: { type: 'string', default: '.' },
+        help: { type: 'boolean', short: 'h' },
+      },
     }));
   } catch (err) {
     console.error(`create-rust-ladder: ${err.message}\n${USAGE}`);
@@ -180,7 +192,9 @@ async function main() {
     return 1;
   }
   const { name } = made.names;
-  const layout = values.format ? '' : ' (the Rust as the template lays it out: cargo fmt, or --format, lays it out for this name)';
+  const layout = values.format
+    ? ''
+    : ' (the Rust as the template lays it out: cargo fmt, or --format, lays it out for this name)';
   console.log(`create-rust-ladder: rust/${name}/ made${layout}: the Rust port of ${made.source.file}#${made.source.exportName}, its tiers, a parity test and a benchmark.
 Next, in ${dir}:
   npm install                 # what package.json gained

@@ -20,8 +20,18 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..');
 const CRATES_IO = 'registry+https://github.com/rust-lang/crates.io-index';
 const ALLOWED_LICENSES = new Set([
-  'MIT', 'Apache-2.0', 'Apache-2.0 WITH LLVM-exception', 'BSD-2-Clause', 'BSD-3-Clause', 'ISC', 'Zlib', '0BSD',
-  'Unicode-3.0', 'BSL-1.0', 'Unlicense', 'CC0-1.0',
+  'MIT',
+  'Apache-2.0',
+  'Apache-2.0 WITH LLVM-exception',
+  'BSD-2-Clause',
+  'BSD-3-Clause',
+  'ISC',
+  'Zlib',
+  '0BSD',
+  'Unicode-3.0',
+  'BSL-1.0',
+  'Unlicense',
+  'CC0-1.0',
 ]);
 // The shipped executables are static (musl): a crate that links the system's
 // OpenSSL would break them, and they need no TLS.
@@ -102,7 +112,10 @@ if (require.main === module) {
   const problems = violations(workspace);
   for (const p of problems) console.error(`cargo-policy: ${p}`);
   if (problems.length) process.exitCode = 1;
-  else console.log(`cargo-policy: ${workspace.metadata.packages.length - workspace.metadata.workspace_members.length} dependencies, all allowed`);
+  else
+    console.log(
+      `cargo-policy: ${workspace.metadata.packages.length - workspace.metadata.workspace_members.length} dependencies, all allowed`,
+    );
 }
 
 module.exports = { satisfies, readWorkspace, violations, ALLOWED_LICENSES, CRATES_IO };

@@ -21,7 +21,15 @@ const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
 const ALLOW_LIST = path.join(__dirname, 'npm-production-allow.txt');
-const ALLOWED_LICENSES = new Set(['MIT', 'ISC', 'Apache-2.0', 'BSD-2-Clause', 'BSD-3-Clause', '0BSD', '(MIT AND Zlib)']);
+const ALLOWED_LICENSES = new Set([
+  'MIT',
+  'ISC',
+  'Apache-2.0',
+  'BSD-2-Clause',
+  'BSD-3-Clause',
+  '0BSD',
+  '(MIT AND Zlib)',
+]);
 
 /** name -> { version, license, resolved, integrity } of every production package in the lockfile. */
 function productionTree(lock = readLock()) {
@@ -41,11 +49,13 @@ function violations(tree, allowed) {
   const out = [];
   for (const [id, entry] of tree) {
     if (!allowed.has(entry.name)) out.push(`${id}: not in scripts/npm-production-allow.txt`);
-    if (!ALLOWED_LICENSES.has(entry.license)) out.push(`${id}: license ${JSON.stringify(entry.license)} is not allowed`);
+    if (!ALLOWED_LICENSES.has(entry.license))
+      out.push(`${id}: license ${JSON.stringify(entry.license)} is not allowed`);
     if (!/^sha512-/.test(entry.integrity ?? '')) out.push(`${id}: no sha512 integrity`);
   }
   const present = new Set([...tree.values()].map((e) => e.name));
-  for (const name of allowed) if (!present.has(name)) out.push(`${name}: allowed but no longer in the production tree (remove its line)`);
+  for (const name of allowed)
+    if (!present.has(name)) out.push(`${name}: allowed but no longer in the production tree (remove its line)`);
   return out;
 }
 
@@ -63,9 +73,14 @@ function foreignSources(lock = readLock()) {
 
 /** What the project's .npmrc says about the registry: nothing if it names the npm registry. */
 function registryProblems(npmrc = fs.readFileSync(path.join(ROOT, '.npmrc'), 'utf8')) {
-  const lines = npmrc.split('\n').map((l) => l.trim()).filter((l) => /^(@[^:]+:)?registry\s*=/.test(l));
+  const lines = npmrc
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => /^(@[^:]+:)?registry\s*=/.test(l));
   if (lines.length === 0) return [`.npmrc: no registry=${REGISTRY}`];
-  return lines.filter((l) => l.replace(/\s/g, '') !== `registry=${REGISTRY}`).map((l) => `.npmrc: ${l}, not ${REGISTRY}`);
+  return lines
+    .filter((l) => l.replace(/\s/g, '') !== `registry=${REGISTRY}`)
+    .map((l) => `.npmrc: ${l}, not ${REGISTRY}`);
 }
 
 function readLock() {
@@ -73,7 +88,13 @@ function readLock() {
 }
 
 function readAllowList() {
-  return new Set(fs.readFileSync(ALLOW_LIST, 'utf8').split('\n').map((l) => l.replace(/#.*/, '').trim()).filter(Boolean));
+  return new Set(
+    fs
+      .readFileSync(ALLOW_LIST, 'utf8')
+      .split('\n')
+      .map((l) => l.replace(/#.*/, '').trim())
+      .filter(Boolean),
+  );
 }
 
 if (require.main === module) {
@@ -81,7 +102,7 @@ if (require.main === module) {
   if (process.argv.includes('--write')) {
     const names = [...new Set([...tree.values()].map((e) => e.name))].sort();
     const head = '# npm packages allowed in the production tree (scripts/npm-policy.js): one name a line.\n';
-    fs.writeFileSync(ALLOW_LIST, head + names.join('\n') + '\n');
+    fs.writeFileSync(ALLOW_LIST, `${head + names.join('\n')}\n`);
     console.log(`npm-policy: ${names.length} names written to ${path.relative(ROOT, ALLOW_LIST)}`);
   } else {
     const problems = [...violations(tree, readAllowList()), ...foreignSources(), ...registryProblems()];

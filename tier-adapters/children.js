@@ -38,7 +38,11 @@ function spawnOwned(command, args, { detached = true, ...options } = {}) {
  * like --until-stdin-closes) cannot outlive it.
  * @returns {Promise<{ child: import('node:child_process').ChildProcess, url: string }>}
  */
-function spawnListening(command, args, { name = command, env, readyLine = READY_LINE, timeoutMs = START_TIMEOUT_MS, onOutput, detached } = {}) {
+function spawnListening(
+  command,
+  args,
+  { name = command, env, readyLine = READY_LINE, timeoutMs = START_TIMEOUT_MS, onOutput, detached } = {},
+) {
   const stdio = ['pipe', 'pipe', onOutput ? 'pipe' : 'inherit'];
   const child = spawnOwned(command, args, { stdio, env: env && { ...process.env, ...env }, detached });
   child.stderr?.on('data', (chunk) => onOutput(chunk.toString()));

@@ -30,7 +30,14 @@ function shareCollections(collect) {
       const text = collect();
       shared = { text, at: Infinity };
       const latest = () => shared?.text === text;
-      text.then(() => latest() && (shared.at = performance.now()), () => latest() && (shared = null));
+      text.then(
+        () => {
+          if (latest()) shared.at = performance.now();
+        },
+        () => {
+          if (latest()) shared = null;
+        },
+      );
     }
     return shared.text;
   };

@@ -13,7 +13,10 @@ const RESERVE = 320;
 /** This process's soft limit on open files (Linux), or Infinity if unknown. */
 function openFileLimit(limits = '/proc/self/limits') {
   try {
-    const line = fs.readFileSync(limits, 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+    const line = fs
+      .readFileSync(limits, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
     const soft = Number(line?.split(/\s{2,}/)[1]);
     return Number.isInteger(soft) ? soft : Infinity;
   } catch {

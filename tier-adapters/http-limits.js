@@ -65,7 +65,8 @@ function answerClientError(err, socket) {
   answered.add(socket);
   // Like hyper's own answers to a request it cannot parse: no body, no type.
   const type = body ? 'Content-Type: text/plain; charset=utf-8\r\n' : '';
-  const answer = `HTTP/1.1 ${status} ${REASONS[status]}\r\nConnection: close\r\n${type}` +
+  const answer =
+    `HTTP/1.1 ${status} ${REASONS[status]}\r\nConnection: close\r\n${type}` +
     `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
   // A client that never stops sending is cut off after the grace period.
   const linger = setTimeout(() => socket.destroy(), LINGER_MS).unref();
@@ -84,7 +85,12 @@ function answerClientError(err, socket) {
   socket.once('close', () => clearTimeout(pause));
 }
 
-const REASONS = { 400: 'Bad Request', 408: 'Request Timeout', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' };
+const REASONS = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  414: 'URI Too Long',
+  431: 'Request Header Fields Too Large',
+};
 
 /**
  * Frees at once the copy Node makes of the read that failed to parse (up to
@@ -102,11 +108,19 @@ function release(raw) {
  * `connect` handler: a CONNECT request is no proxy request here; 400 as
  * hyper answers it (Node would otherwise close the socket unanswered).
  */
-function refuseConnect(req, socket) {
+function refuseConnect(_req, socket) {
   socket.on('error', () => {});
   socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
   const linger = setTimeout(() => socket.destroy(), LINGER_MS).unref();
   socket.once('close', () => clearTimeout(linger));
 }
 
-module.exports = { refuseLongUris, isInvalidTarget, refuseConnect, answerClientError, LINGER_MS, MAX_REQUEST_TARGET_BYTES, URI_TOO_LONG };
+module.exports = {
+  refuseLongUris,
+  isInvalidTarget,
+  refuseConnect,
+  answerClientError,
+  LINGER_MS,
+  MAX_REQUEST_TARGET_BYTES,
+  URI_TOO_LONG,
+};

@@ -98,7 +98,15 @@ function createHttpServer(handler, options = {}) {
     accepted = true;
     if (connections.size >= limits.maxConnections) return refuse(socket, 'connection_cap');
     if (!holdForClient(socket)) return refuse(socket, 'client_cap');
-    const conn = { active: 0, queue: [], current: null, pipelining: false, closing: false, reading: false, blockedSince: 0 };
+    const conn = {
+      active: 0,
+      queue: [],
+      current: null,
+      pipelining: false,
+      closing: false,
+      reading: false,
+      blockedSince: 0,
+    };
     connections.set(socket, conn);
     socket.once('close', () => {
       connections.delete(socket);
@@ -251,7 +259,8 @@ function createHttpServer(handler, options = {}) {
     // stops pipelining holds the drain to the caller's shutdown timeout.
     const closeIdle = () => {
       const now = performance.now();
-      const pending = (conn) => conn.reading || (conn.blockedSince > 0 && now - conn.blockedSince < BLOCKED_PATIENCE_MS);
+      const pending = (conn) =>
+        conn.reading || (conn.blockedSince > 0 && now - conn.blockedSince < BLOCKED_PATIENCE_MS);
       for (const conn of connections.values()) if (conn.pipelining && pending(conn)) return;
       server.closeIdleConnections();
     };

@@ -112,7 +112,11 @@ export function withTrapRecovery<T>(call: () => T, replaceInstance: () => void, 
 
 /** `status`, `expose` and `headers` follow the http-errors convention. */
 export class TierError extends Error {
-  constructor(code: string, message: string, options?: { status?: number; expose?: boolean; headers?: Record<string, string>; cause?: unknown });
+  constructor(
+    code: string,
+    message: string,
+    options?: { status?: number; expose?: boolean; headers?: Record<string, string>; cause?: unknown },
+  );
   code: string;
   status?: number;
   expose?: boolean;
@@ -198,7 +202,7 @@ export function createHttpServer(
 ): BoundedHttpServer;
 
 /** express middleware: 414 for a request target longer than MAX_REQUEST_TARGET_BYTES. */
-export function refuseLongUris(req: IncomingMessage, res: any, next: () => void): void;
+export function refuseLongUris(req: IncomingMessage, res: ServerResponse, next: () => void): void;
 /** A request target hyper would refuse to parse (answer it 400 to agree with a hyper server). */
 export function isInvalidTarget(url: string): boolean;
 export const MAX_REQUEST_TARGET_BYTES: number;

@@ -26,20 +26,26 @@ function createLog({ access = false, fd = 1 } = {}) {
   // stops reading stalls it, never the event loop; past 8 MiB waiting,
   // lines are dropped and counted.
   const writer = createLineWriter({ fd });
-  const logger = pino({
-    // No pid or hostname on every line: a start line can carry the pid.
-    base: undefined,
-    messageKey: 'message',
-    timestamp: () => `,"timestamp":"${new Date().toISOString()}"`,
-    formatters: { level: (label) => ({ level: label.toUpperCase() }) },
-  }, writer);
+  const logger = pino(
+    {
+      // No pid or hostname on every line: a start line can carry the pid.
+      base: undefined,
+      messageKey: 'message',
+      timestamp: () => `,"timestamp":"${new Date().toISOString()}"`,
+      formatters: { level: (label) => ({ level: label.toUpperCase() }) },
+    },
+    writer,
+  );
   const windows = new Map(); // kind -> { second, lines, suppressed }
 
   /** A line of `kind`, unless this second's are spent. */
   function limited(kind, level, fields, message) {
     const second = Math.floor(Date.now() / 1000);
     let window = windows.get(kind);
-    if (!window) windows.set(kind, (window = { second, lines: 0, suppressed: 0 }));
+    if (!window) {
+      window = { second, lines: 0, suppressed: 0 };
+      windows.set(kind, window);
+    }
     if (window.second !== second) Object.assign(window, { second, lines: 0 });
     if (window.lines >= LINES_PER_SECOND) return void window.suppressed++;
     window.lines++;

@@ -29,20 +29,23 @@ async function listenMetrics({ collect, contentType, health, host = '127.0.0.1',
     res.writeHead(status, { ...headers, 'Content-Length': Buffer.byteLength(body) });
     res.end(req.method === 'HEAD' ? undefined : body);
   };
-  const { server, shutdown } = createHttpServer((req, res) => {
-    const path = req.url.split('?', 1)[0];
-    if (path !== '/metrics' && path !== '/healthz') return answer(req, res, 404);
-    if (req.method !== 'GET' && req.method !== 'HEAD') return answer(req, res, 405, { Allow: 'GET,HEAD' });
-    const json = { 'Content-Type': 'application/json' };
-    if (path === '/healthz') return answer(req, res, 200, json, JSON.stringify(health()));
-    exposition().then(
-      (text) => answer(req, res, 200, { 'Content-Type': contentType }, text),
-      (err) => {
-        onError?.(err);
-        answer(req, res, 503, { 'Content-Type': TEXT_PLAIN }, 'metrics unavailable');
-      },
-    );
-  }, { maxConnections: MAX_CONNECTIONS });
+  const { server, shutdown } = createHttpServer(
+    (req, res) => {
+      const path = req.url.split('?', 1)[0];
+      if (path !== '/metrics' && path !== '/healthz') return answer(req, res, 404);
+      if (req.method !== 'GET' && req.method !== 'HEAD') return answer(req, res, 405, { Allow: 'GET,HEAD' });
+      const json = { 'Content-Type': 'application/json' };
+      if (path === '/healthz') return answer(req, res, 200, json, JSON.stringify(health()));
+      exposition().then(
+        (text) => answer(req, res, 200, { 'Content-Type': contentType }, text),
+        (err) => {
+          onError?.(err);
+          answer(req, res, 503, { 'Content-Type': TEXT_PLAIN }, 'metrics unavailable');
+        },
+      );
+    },
+    { maxConnections: MAX_CONNECTIONS },
+  );
   await new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, resolve);

@@ -13,7 +13,12 @@
  *   routes: the label values, the last one taking every other path.
  */
 function createRequestMetrics({ registry, buckets, routes }) {
-  const byRoute = new Map(routes.map((route) => [route, { count: 0, sum: 0, buckets: new Float64Array(buckets.length + 1), statuses: new Map() }]));
+  const byRoute = new Map(
+    routes.map((route) => [
+      route,
+      { count: 0, sum: 0, buckets: new Float64Array(buckets.length + 1), statuses: new Map() },
+    ]),
+  );
   let tier = '';
 
   const counter = {

@@ -16,7 +16,7 @@ const STATUS_OK = 0;
 const STATUS_BUSY = 255;
 
 /** Default for an error status: the payload is the message. */
-const rpcError = (status, payload) => new TierError('RPC_ERROR', payload.toString('utf8'), { status: 500 });
+const rpcError = (_status, payload) => new TierError('RPC_ERROR', payload.toString('utf8'), { status: 500 });
 
 /**
  * @param {{ path?: string, host?: string, port?: number, name?: string, connections?: number,
@@ -50,7 +50,8 @@ function createRpcTier({
     backoff: createBackoff({ initialMs: 20, maxMs: 500, resetAfterMs: 1_000 }),
     retryAt: 0,
   }));
-  const unavailable = (cause) => new TierError('RPC_UNAVAILABLE', `${name} unavailable`, { status: 502, expose: true, cause });
+  const unavailable = (cause) =>
+    new TierError('RPC_UNAVAILABLE', `${name} unavailable`, { status: 502, expose: true, cause });
   const timedOut = () => new TierError('RPC_TIMEOUT', `${name} timed out`, { status: 504, expose: true });
   let closed = false;
   let inFlight = 0;
@@ -60,7 +61,10 @@ function createRpcTier({
     const connection = new RpcConnection({ path, host, port, maxAnswerBytes, deadlineMs });
     const openedAt = Date.now();
     let opened = false;
-    connection.connected.then(() => (opened = true), () => {});
+    connection.connected.then(
+      () => (opened = true),
+      () => {},
+    );
     connection.once('close', () => {
       if (slot.connection === connection) slot.connection = null;
       clearTimeout(slot.idle);

@@ -48,7 +48,11 @@ function createSpawnTier({
       child.on('close', (code, exitSignal) => {
         if (code === 0) return resolve(out.length === 1 ? out[0] : Buffer.concat(out));
         const failure = decodeFailure({ name, code, signal: exitSignal, stderr: Buffer.concat(err).toString('utf8') });
-        reject(STOP_SIGNALS.has(exitSignal) && !signal?.aborted ? Object.assign(failure, { stoppedBySignal: true }) : failure);
+        reject(
+          STOP_SIGNALS.has(exitSignal) && !signal?.aborted
+            ? Object.assign(failure, { stoppedBySignal: true })
+            : failure,
+        );
       });
       child.stdin.end(input);
     });
@@ -57,14 +61,19 @@ function createSpawnTier({
     /** @param {string | Uint8Array} input @param {{ signal?: AbortSignal, priority?: 'low' | 'normal' }} [options] @returns {Promise<Buffer>} */
     run(input, { signal, priority } = {}) {
       if (closed) return Promise.reject(closedError());
-      return limiter.run(() => runOnce(input, signal).catch((err) => {
-        // A stop signal to this process's whole group can catch a child in
-        // the instant between fork and its own session (libuv blocks signals
-        // there and the child takes it on unblocking). Not the call's fault:
-        // it runs once more (the tier runs a function of its input).
-        if (!err.stoppedBySignal) throw err;
-        return runOnce(input, signal);
-      }), signal, { priority });
+      return limiter.run(
+        () =>
+          runOnce(input, signal).catch((err) => {
+            // A stop signal to this process's whole group can catch a child in
+            // the instant between fork and its own session (libuv blocks signals
+            // there and the child takes it on unblocking). Not the call's fault:
+            // it runs once more (the tier runs a function of its input).
+            if (!err.stoppedBySignal) throw err;
+            return runOnce(input, signal);
+          }),
+        signal,
+        { priority },
+      );
     },
     /** Calls handed over and not yet settled. */
     get running() {

@@ -18,7 +18,7 @@ const MAX_ANSWER_BYTES = 16 << 20;
 const JUNK_QUOTED_BYTES = 32;
 
 /** Default for a non-zero status: the payload is the message. */
-const workerError = (status, payload) => new TierError('WORKER_ERROR', payload.toString('utf8'), { status: 500 });
+const workerError = (_status, payload) => new TierError('WORKER_ERROR', payload.toString('utf8'), { status: 500 });
 
 class StdioWorker extends EventEmitter {
   /**
@@ -32,8 +32,13 @@ class StdioWorker extends EventEmitter {
    *   this tells their "answer" from a real one.
    */
   constructor({
-    command, args = [], name = command, deadlineMs, decodeError = workerError,
-    maxAnswerBytes = MAX_ANSWER_BYTES, checkAnswer = () => true,
+    command,
+    args = [],
+    name = command,
+    deadlineMs,
+    decodeError = workerError,
+    maxAnswerBytes = MAX_ANSWER_BYTES,
+    checkAnswer = () => true,
   }) {
     super();
     this.name = name;

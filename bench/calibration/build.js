@@ -123,7 +123,10 @@ function main() {
   });
   // js/tiers.js looks in the ladder's own target/ when CARGO_TARGET_DIR is unset, as in tier-bench's package.
   const { LIBRARY_FILE } = require(path.join(LADDER, 'js/ffi.js'));
-  for (const [file, mode] of [[`${names.snake}_cli`, 0o755], [LIBRARY_FILE, 0o755]]) {
+  for (const [file, mode] of [
+    [`${names.snake}_cli`, 0o755],
+    [LIBRARY_FILE, 0o755],
+  ]) {
     const built = path.join(targetDir, 'release', file);
     const shipped = path.join(LADDER, 'target/release', file);
     if (path.resolve(built) !== path.resolve(shipped)) writeIfChanged(shipped, fs.readFileSync(built), mode);

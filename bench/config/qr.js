@@ -39,10 +39,21 @@ module.exports = {
       name: tier.name,
       group: RUNGS[tier.level],
       // qr_server alone for `axum`; node-server for every other tier.
-      command: tier.server === 'qr_server'
-        ? ({ env }) => [env?.QR_SERVER_BIN ?? QR_SERVER_BIN, '--port', '0']
-        : ({ workers, node: exe }) => node(exe, 'node-server/server.js', '--tier', tier.name, '--port', '0',
-          '--workers', String(workers), '--event-loop-route'),
+      command:
+        tier.server === 'qr_server'
+          ? ({ env }) => [env?.QR_SERVER_BIN ?? QR_SERVER_BIN, '--port', '0']
+          : ({ workers, node: exe }) =>
+              node(
+                exe,
+                'node-server/server.js',
+                '--tier',
+                tier.name,
+                '--port',
+                '0',
+                '--workers',
+                String(workers),
+                '--event-loop-route',
+              ),
       eventLoop: tier.server !== 'qr_server',
       singleProcess: tier.server === 'qr_server',
     })),

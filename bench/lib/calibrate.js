@@ -49,9 +49,10 @@ function checkedSizes(sizes) {
     const output = Math.min(s.output, MAX_OUTPUT_BYTES);
     const input = Math.min(Math.max(s.input, `${output}\n`.length), MAX_INPUT_BYTES);
     if (input === s.input && output === s.output) return { input, output };
-    const note = s.input > MAX_INPUT_BYTES || s.output > MAX_OUTPUT_BYTES
-      ? `asked ${s.input}/${s.output}: the identity's bound is ${MAX_INPUT_BYTES} bytes each way`
-      : `asked ${s.input}/${s.output}: an input holds at least the output's length and a newline`;
+    const note =
+      s.input > MAX_INPUT_BYTES || s.output > MAX_OUTPUT_BYTES
+        ? `asked ${s.input}/${s.output}: the identity's bound is ${MAX_INPUT_BYTES} bytes each way`
+        : `asked ${s.input}/${s.output}: an input holds at least the output's length and a newline`;
     return { input, output, note };
   });
 }
@@ -114,8 +115,15 @@ async function calibrate({
       if (skipped[tier]) continue;
       const c = concurrency[tier] ?? CONCURRENCY[tier];
       const out = await runChild(node, {
-        tier, sizes: used, seconds, warmSeconds, concurrency: c,
-        tiers: TIERS_MODULE, identity: IDENTITY_MODULE, prebuilt: PREBUILT, rpcServer: RPC_SERVER,
+        tier,
+        sizes: used,
+        seconds,
+        warmSeconds,
+        concurrency: c,
+        tiers: TIERS_MODULE,
+        identity: IDENTITY_MODULE,
+        prebuilt: PREBUILT,
+        rpcServer: RPC_SERVER,
       });
       version = out.node;
       if (out.skipped) {
@@ -124,8 +132,10 @@ async function calibrate({
         continue;
       }
       samples[tier].push(out);
-      log(`calibrate: pass ${pass + 1}/${passes} ${tier}: ${out.mainUs.toFixed(2)} us main thread, `
-        + `${out.totalUs.toFixed(2)} us in all per call, ${out.calls} calls`);
+      log(
+        `calibrate: pass ${pass + 1}/${passes} ${tier}: ${out.mainUs.toFixed(2)} us main thread, ` +
+          `${out.totalUs.toFixed(2)} us in all per call, ${out.calls} calls`,
+      );
     }
   }
   if (skipped.js) throw new Error(`calibrate: the js tier, the baseline, cannot run: ${skipped.js}`);
@@ -144,7 +154,11 @@ async function calibrate({
       wallMs: runs.reduce((sum, r) => sum + r.wallMs, 0),
       concurrency: runs[0].concurrency,
       passes: runs.map(({ mainUs, totalUs, childrenUs, calls, wallMs }) => ({
-        mainUs, totalUs, childrenUs, calls, wallMs,
+        mainUs,
+        totalUs,
+        childrenUs,
+        calls,
+        wallMs,
       })),
     };
   }

@@ -4,15 +4,16 @@
 // its next request when the last answer arrives. The benchmark runs it in a
 // load process of its own (load.js); the soak and the load test call it here.
 const autocannon = require('autocannon');
-const { percentile } = require('./stats');
-
 
 /**
  * Drives `url` for warmup + duration seconds and records only responses after
  * the warm-up, so connection set-up is not measured. `onMeasureStart` and
  * `onMeasureEnd` bracket the responses counted.
  */
-function drive(url, { connections, warmup, duration, paths, timeout = 10, onTick, onMeasureStart, onMeasureEnd, keepLatencies = true }) {
+function drive(
+  url,
+  { connections, warmup, duration, paths, timeout = 10, onTick, onMeasureStart, onMeasureEnd, keepLatencies = true },
+) {
   return new Promise((resolve, reject) => {
     // 2xx answers' latencies apart from the others': a fast 503 is no service.
     const latencies = [];
@@ -44,7 +45,7 @@ function drive(url, { connections, warmup, duration, paths, timeout = 10, onTick
         resolve({ ...stats, seconds, latencies: sorted(latencies), refusedLatencies: sorted(refusedLatencies) });
       },
     );
-    instance.on('response', (client, statusCode, resBytes, responseTime) => {
+    instance.on('response', (_client, statusCode, resBytes, responseTime) => {
       if (!measuring) return;
       stats.responses++;
       stats.bytes += resBytes;

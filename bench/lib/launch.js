@@ -15,7 +15,10 @@ const OUTPUT_KEPT = 4 << 20;
  * put right after the executable where the command starts with it; `cpus`
  * (e.g. "1-3") pins it and every process it starts.
  */
-function tierCommand(tier, { workers = 1, args = [], cpus, env, node = process.execPath, nodeArgs = [], config = loadConfig() } = {}) {
+function tierCommand(
+  tier,
+  { workers = 1, args = [], cpus, env, node = process.execPath, nodeArgs = [], config = loadConfig() } = {},
+) {
   const command = [...tierOf(config, tier).command({ workers, env, node }), ...args];
   if (nodeArgs.length && command[0] === node) command.splice(1, 0, ...nodeArgs);
   if (cpus) command.unshift('taskset', '-c', cpus);
@@ -39,14 +42,22 @@ async function startServer(command, args, { env, timeoutMs = 20_000, ready = REA
       output += text;
       if (output.length > OUTPUT_KEPT) output = output.slice(-OUTPUT_KEPT / 2);
     };
-    started = await spawnListening(command, args, { name, env: env ?? {}, readyLine: ready, timeoutMs, onOutput, detached: false });
+    started = await spawnListening(command, args, {
+      name,
+      env: env ?? {},
+      readyLine: ready,
+      timeoutMs,
+      onOutput,
+      detached: false,
+    });
   } catch (err) {
     throw new Error(`${err.message}:\n${output}`, { cause: err });
   }
   const { child, url } = started;
-  const exited = child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve(child.exitCode ?? child.signalCode)
-    : new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+  const exited =
+    child.exitCode !== null || child.signalCode !== null
+      ? Promise.resolve(child.exitCode ?? child.signalCode)
+      : new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     return exited;

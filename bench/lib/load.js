@@ -109,7 +109,13 @@ function openLoop(url, { rate, warmup, duration, paths, connections, onMeasureSt
       onMeasureEnd?.();
       const sorted = (xs) => Float64Array.from(xs).sort();
       const seconds = (lastDone - measureStart) / 1000;
-      resolve({ ...stats, seconds, latencies: sorted(latencies), refusedLatencies: sorted(refusedLatencies), sendLags: sorted(sendLags) });
+      resolve({
+        ...stats,
+        seconds,
+        latencies: sorted(latencies),
+        refusedLatencies: sorted(refusedLatencies),
+        sendLags: sorted(sendLags),
+      });
     };
     const dispatch = (conn, i) => {
       const scheduled = start + i * intervalMs;
@@ -167,7 +173,9 @@ if (require.main === module) {
         ? await openLoop(job.url, { ...job, onMeasureStart, onMeasureEnd })
         : await drive(job.url, { ...job, onTick, onMeasureStart, onMeasureEnd });
     const cpu = process.cpuUsage(cpuAtStart);
-    process.send({ type: 'result', result: { ...result, cpuSeconds: (cpu.user + cpu.system) / 1e6 } }, () => process.exit(0));
+    process.send({ type: 'result', result: { ...result, cpuSeconds: (cpu.user + cpu.system) / 1e6 } }, () =>
+      process.exit(0),
+    );
   });
 }
 
@@ -207,7 +215,9 @@ function runLoad(url, job, { processes = 1, cpus, onTick, onMeasureStart, onMeas
           else if (msg.type === 'result') result = msg.result;
         });
         child.once('error', reject);
-        child.once('exit', (code) => (result ? resolve(result) : reject(new Error(`load process exited with ${code}`))));
+        child.once('exit', (code) =>
+          result ? resolve(result) : reject(new Error(`load process exited with ${code}`)),
+        );
         const rate = job.rate && (job.rate * connections) / job.connections;
         child.send({ ...job, url, connections, rate });
       }),

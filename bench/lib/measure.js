@@ -29,11 +29,28 @@ const hasWrk = () => !spawnSync('wrk', ['-v']).error;
 /** wrk on the same server, paths and connections: a second load generator's view (whole seconds: wrk takes no fraction). */
 function wrk(url, { paths, connections, seconds, cpus }) {
   const lua = path.join(os.tmpdir(), `tier-bench-${process.pid}.lua`);
-  fs.writeFileSync(lua, `local paths = {${paths.map((p) => JSON.stringify(p)).join(', ')}}\nlocal i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format("GET", paths[i])\nend\n`);
-  const args = ['-t', '1', '-c', String(connections), '-d', `${Math.ceil(seconds)}s`, '--timeout', '30s', '-s', lua, url];
+  fs.writeFileSync(
+    lua,
+    `local paths = {${paths.map((p) => JSON.stringify(p)).join(', ')}}\nlocal i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format("GET", paths[i])\nend\n`,
+  );
+  const args = [
+    '-t',
+    '1',
+    '-c',
+    String(connections),
+    '-d',
+    `${Math.ceil(seconds)}s`,
+    '--timeout',
+    '30s',
+    '-s',
+    lua,
+    url,
+  ];
   const cpuBefore = reapedChildrenCpuSeconds();
   try {
-    const out = execFileSync(cpus ? 'taskset' : 'wrk', cpus ? ['-c', cpus, 'wrk', ...args] : args, { encoding: 'utf8' });
+    const out = execFileSync(cpus ? 'taskset' : 'wrk', cpus ? ['-c', cpus, 'wrk', ...args] : args, {
+      encoding: 'utf8',
+    });
     const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
     return {
       requestsPerSecond: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]),
@@ -47,7 +64,13 @@ function wrk(url, { paths, connections, seconds, cpus }) {
 
 /** Mean and percentiles of sorted latencies; NaN where there are none. */
 function latencyFigures(l) {
-  return { mean: mean(Array.from(l)), p50: percentile(l, 50), p99: percentile(l, 99), p999: percentile(l, 99.9), max: l.length ? l[l.length - 1] : NaN };
+  return {
+    mean: mean(Array.from(l)),
+    p50: percentile(l, 50),
+    p99: percentile(l, 99),
+    p999: percentile(l, 99.9),
+    max: l.length ? l[l.length - 1] : NaN,
+  };
 }
 
 /** `a / b`, or NaN where nothing was counted: no figure from an empty denominator. */
@@ -105,7 +128,13 @@ function createMeter(server, { entry, workers, clientCpus, loadProcesses, log })
       ended = begun.then(() => sampler.end());
     };
     const onTick = (second, rps) => log?.(`${label}: ${second}/${job.warmup + job.duration} s, ${rps} req/s`, true);
-    const load = await runLoad(server.url, job, { processes: job.connections > 1 ? loadProcesses : 1, cpus: clientCpus, onTick, onMeasureStart, onMeasureEnd });
+    const load = await runLoad(server.url, job, {
+      processes: job.connections > 1 ? loadProcesses : 1,
+      cpus: clientCpus,
+      onTick,
+      onMeasureStart,
+      onMeasureEnd,
+    });
     const sampled = await ended;
     const machine = cpuShares(ticks, ticksEnd);
     const eventLoopDelayMs = eventLoop ? await readEventLoop(server.url, workers) : undefined;
@@ -113,11 +142,19 @@ function createMeter(server, { entry, workers, clientCpus, loadProcesses, log })
   };
   // wrk, while the subject runs: a second, cheaper load generator's req/s
   // for a visit whose autocannon was the limit.
-  const wrkVisit = ({ paths, connections, seconds }) => wrk(server.url, { paths, connections, seconds, cpus: clientCpus });
+  const wrkVisit = ({ paths, connections, seconds }) =>
+    wrk(server.url, { paths, connections, seconds, cpus: clientCpus });
   return { url: server.url, window, wrk: wrkVisit, close: () => sampler.close() };
 }
 
-const closed = (connections, paths, warmup, duration) => ({ kind: 'closed', connections, paths, warmup, duration, timeout: 30 });
+const closed = (connections, paths, warmup, duration) => ({
+  kind: 'closed',
+  connections,
+  paths,
+  warmup,
+  duration,
+  timeout: 30,
+});
 
 /**
  * One visit: the closed-loop window at `connections` on fresh connections;
@@ -128,7 +165,9 @@ const closed = (connections, paths, warmup, duration) => ({ kind: 'closed', conn
 async function visit(meter, { label, connections, paths, warmup, duration, oneConnection, eventLoop, limited }) {
   const main = await meter.window(closed(connections, paths, warmup, duration), { label, eventLoop });
   const wrkRun = limited?.(main) && hasWrk() ? meter.wrk({ paths, connections, seconds: duration }) : null;
-  const single = oneConnection ? await meter.window(closed(1, paths, oneConnection.warmup, oneConnection.duration), { label: `${label} c=1` }) : null;
+  const single = oneConnection
+    ? await meter.window(closed(1, paths, oneConnection.warmup, oneConnection.duration), { label: `${label} c=1` })
+    : null;
   return { main, single, wrk: wrkRun };
 }
 
@@ -141,7 +180,11 @@ async function visit(meter, { label, connections, paths, warmup, duration, oneCo
 async function curvesOf(meter, { tier, config, curves, connections, paths, clientCpus, main, single, baselineMax }) {
   const { curveWarmup: cw, curveDuration: cd } = curves;
   const result = {};
-  if (hasWrk()) result.crossCheck = { wrk: wrk(meter.url, { paths, connections, seconds: curves.wrkSeconds, cpus: clientCpus }), autocannon: main.requestsPerSecond };
+  if (hasWrk())
+    result.crossCheck = {
+      wrk: wrk(meter.url, { paths, connections, seconds: curves.wrkSeconds, cpus: clientCpus }),
+      autocannon: main.requestsPerSecond,
+    };
   result.lengthCurve = [];
   for (const { length, paths: lengthPaths } of curves.lengths) {
     const r = await meter.window(closed(connections, lengthPaths, cw, cd), { label: `${tier} ${length} B` });
@@ -149,18 +192,29 @@ async function curvesOf(meter, { tier, config, curves, connections, paths, clien
   }
   result.fixedRate = [];
   const { baseline } = config;
-  for (const [of, max] of [[baseline, baselineMax], ['own', main.requestsPerSecond]]) {
+  for (const [of, max] of [
+    [baseline, baselineMax],
+    ['own', main.requestsPerSecond],
+  ]) {
     if (!of || !max || (of === 'own' && tier === baseline)) continue;
     for (const fraction of curves.rateFractions) {
       const rate = fraction * max;
-      const r = await meter.window({ kind: 'open', rate, connections, paths, warmup: cw, duration: cd }, { label: `${tier} ${rate.toFixed(0)}/s` });
+      const r = await meter.window(
+        { kind: 'open', rate, connections, paths, warmup: cw, duration: cd },
+        { label: `${tier} ${rate.toFixed(0)}/s` },
+      );
       result.fixedRate.push({ of, fraction, targetRate: rate, ...r });
     }
   }
   // Last: a thousand connections leave a backlog behind on the slow tiers.
   result.connectionsCurve = [];
   for (const c of curves.connections) {
-    const r = c === connections ? main : c === 1 ? single : await meter.window(closed(c, paths, cw, cd), { label: `${tier} c=${c}` });
+    const r =
+      c === connections
+        ? main
+        : c === 1
+          ? single
+          : await meter.window(closed(c, paths, cw, cd), { label: `${tier} c=${c}` });
     result.connectionsCurve.push({ connections: c, ...r });
   }
   return result;

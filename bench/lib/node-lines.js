@@ -36,7 +36,8 @@ function nodeBinary(spec) {
   const versions = supportedVersions();
   const version = versions.find((v) => v === spec || v.split('.')[0] === spec.replace(/^v/, ''));
   if (!version) throw new Error(`--node ${spec}: not a supported line (${versions.join(', ')}) nor a path`);
-  if (!fs.existsSync(binaryOf(version))) throw new Error(`--node ${spec}: ${binaryOf(version)} is missing (scripts/setup.sh installs it)`);
+  if (!fs.existsSync(binaryOf(version)))
+    throw new Error(`--node ${spec}: ${binaryOf(version)} is missing (scripts/setup.sh installs it)`);
   return binaryOf(version);
 }
 
@@ -49,7 +50,9 @@ function otherInstalledLines(except) {
 
 /** What a node executable is: its version and its V8's. */
 function describeNode(exe) {
-  const out = execFileSync(exe, ['-p', 'JSON.stringify({ node: process.version, v8: process.versions.v8 })'], { encoding: 'utf8' });
+  const out = execFileSync(exe, ['-p', 'JSON.stringify({ node: process.version, v8: process.versions.v8 })'], {
+    encoding: 'utf8',
+  });
   return { path: exe, ...JSON.parse(out) };
 }
 

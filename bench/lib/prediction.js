@@ -19,7 +19,10 @@ function readPrediction(file, config) {
   if (!profile.prediction?.tiers) throw new Error(`${chosen}: not a profile.json of tier-bench-profile`);
   const { file: fnFile, name } = profile.function;
   const tiers = profile.prediction.tiers.map(({ name: tier, ceiling, floor, alike }) => ({
-    name: tier, ceiling, floor, alike,
+    name: tier,
+    ceiling,
+    floor,
+    alike,
   }));
   return { function: `${fnFile}#${name}`, finished: profile.finished, tiers };
 }

@@ -22,7 +22,9 @@ function childPids(pid) {
   } catch {
     return []; // exited meanwhile
   }
-  return tasks.flatMap((task) => (read(`/proc/${pid}/task/${task}/children`) ?? '').split(' ').filter(Boolean).map(Number));
+  return tasks.flatMap((task) =>
+    (read(`/proc/${pid}/task/${task}/children`) ?? '').split(' ').filter(Boolean).map(Number),
+  );
 }
 
 /** A pid and all its descendants still alive. */
@@ -46,7 +48,7 @@ function kb(text, field) {
 /** /proc/PID/stat fields after the command name, which may contain spaces: see proc(5). */
 function statFields(pid) {
   const stat = read(`/proc/${pid}/stat`);
-  return stat && stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
 /** CPU seconds of this process's reaped children (a finished wrk, for one). */

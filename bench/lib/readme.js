@@ -34,15 +34,24 @@ function section(report, reportDir) {
     String(r.stop?.rounds ?? r.visits),
   ]);
   out.push(table(header, cells), '');
-  out.push('"≥": the load generator or the machine, not the server, was the limit; the server does at least that much. "(wrk)": measured with wrk where autocannon was the limit.');
+  out.push(
+    '"≥": the load generator or the machine, not the server, was the limit; the server does at least that much. "(wrk)": measured with wrk where autocannon was the limit.',
+  );
   const pair = settings.frameworkCost;
-  const framed = (line) => (line === null ? rows : crossLine.filter((r) => r.line === line)).find((r) => r.tier === pair.framework);
-  const bare = (line) => (line === null ? rows : crossLine.filter((r) => r.line === line)).find((r) => r.tier === pair.bare);
+  const framed = (line) =>
+    (line === null ? rows : crossLine.filter((r) => r.line === line)).find((r) => r.tier === pair.framework);
+  const bare = (line) =>
+    (line === null ? rows : crossLine.filter((r) => r.line === line)).find((r) => r.tier === pair.bare);
   if (pair && framed(null) && bare(null)) {
     const pinned = machine.node.replace(/^v/, '');
     const lines = [null, ...new Set(crossLine.map((r) => r.line).filter((l) => l !== pinned))];
-    const parts = lines.map((line) => `Node ${line ?? machine.node.replace(/^v/, '')}: ${interval(pairRatio(framed(line), bare(line), 'serverCpuUsPerRequest'))}`);
-    out.push(`\`${pair.framework}\` spends this many times the CPU per request of \`${pair.bare}\` (the same call without the framework): ${parts.join('; ')}.`);
+    const parts = lines.map(
+      (line) =>
+        `Node ${line ?? machine.node.replace(/^v/, '')}: ${interval(pairRatio(framed(line), bare(line), 'serverCpuUsPerRequest'))}`,
+    );
+    out.push(
+      `\`${pair.framework}\` spends this many times the CPU per request of \`${pair.bare}\` (the same call without the framework): ${parts.join('; ')}.`,
+    );
   }
   out.push('', `![Each tier against ${anchor}, with 95% intervals](${reportDir}/ratios-w${w1}.svg)`, '', END);
   return out.join('\n');
@@ -59,8 +68,12 @@ function extract(text) {
 function update(file, summary) {
   const text = fs.readFileSync(file, 'utf8');
   const current = extract(text);
-  if (current === null) throw new Error(`${file} has no ${BEGIN} ... ${END} section to write the benchmark summary into`);
-  fs.writeFileSync(file, text.replace(current, () => summary));
+  if (current === null)
+    throw new Error(`${file} has no ${BEGIN} ... ${END} section to write the benchmark summary into`);
+  fs.writeFileSync(
+    file,
+    text.replace(current, () => summary),
+  );
 }
 
 module.exports = { section, extract, update, BEGIN, END };

@@ -89,7 +89,9 @@ function flag(r) {
 /** A markdown table; `bests[j]` holds the row indices to bold in column j. */
 function table(header, cells, bests = []) {
   const lines = [`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`];
-  cells.forEach((row, i) => lines.push(`| ${row.map((c, j) => (bests[j]?.has(i) ? `**${c}**` : c)).join(' | ')} |`));
+  for (const [i, row] of cells.entries()) {
+    lines.push(`| ${row.map((c, j) => (bests[j]?.has(i) ? `**${c}**` : c)).join(' | ')} |`);
+  }
   return lines.join('\n');
 }
 
@@ -150,9 +152,17 @@ function relativeTables(report, out, files) {
       String(r.stop?.rounds ?? r.visits),
       r.stop?.reason ?? '',
     ]);
-    out.push(table(['tier', 'workers', 'req/s', 'CPU per request', 'c=1 latency', 'peak RSS', 'rounds', 'stopped'], cells), '');
+    out.push(
+      table(['tier', 'workers', 'req/s', 'CPU per request', 'c=1 latency', 'peak RSS', 'rounds', 'stopped'], cells),
+      '',
+    );
     const chart = `ratios-w${workers}.svg`;
-    files[chart] = ratioChart(rows, { anchor, title: `${settings.title}: against \`${anchor}\`, ${workers} worker${workers === 1 ? '' : 's'}`, lowerBound: (r) => rpsRatio(r).bound, rps: (r) => rpsRatio(r).ratio });
+    files[chart] = ratioChart(rows, {
+      anchor,
+      title: `${settings.title}: against \`${anchor}\`, ${workers} worker${workers === 1 ? '' : 's'}`,
+      lowerBound: (r) => rpsRatio(r).bound,
+      rps: (r) => rpsRatio(r).ratio,
+    });
     out.push(`![ratios against ${anchor} at ${workers} worker(s)](${chart})`, '');
   }
 }
@@ -168,7 +178,8 @@ function predictionSection(report, out) {
     if (!r?.ratios) continue;
     const rps = rpsRatio(r).ratio;
     const cpu = invert(r.ratios.serverCpuUsPerRequest);
-    const where = (iv, p) => (iv.low > p.ceiling ? '**above the ceiling**' : iv.high < p.floor ? 'below the floor' : 'in range');
+    const where = (iv, p) =>
+      iv.low > p.ceiling ? '**above the ceiling**' : iv.high < p.floor ? 'below the floor' : 'in range';
     const range = (floor, ceiling) => `${factor(floor)} - ${factor(ceiling)}`;
     cells.push([
       r.tier === t.name ? t.name : `${r.tier} (as ${t.name})`,
@@ -185,11 +196,14 @@ function predictionSection(report, out) {
   out.push(
     `What \`tier-bench-profile\` predicted for each tier on ${prediction.finished.slice(0, 10)}, before this run, from ` +
       `\`${prediction.function}\` in the service as it was: from "if Rust is no faster than the JavaScript" to "at most" ` +
-      '(the Rust side costing nothing), each with the tier\'s boundary cost. A measured ratio above its ceiling means ' +
+      "(the Rust side costing nothing), each with the tier's boundary cost. A measured ratio above its ceiling means " +
       'the prediction missed a cost the port removed.',
     '',
   );
-  out.push(table(['tier', 'req/s', 'predicted req/s', '', 'CPU per request', 'predicted CPU per request', ''], cells), '');
+  out.push(
+    table(['tier', 'req/s', 'predicted req/s', '', 'CPU per request', 'predicted CPU per request', ''], cells),
+    '',
+  );
 }
 
 function mainTables(report, out) {
@@ -221,7 +235,14 @@ function pairRatio(a, b, figure) {
   const n = Math.min(ra.length, rb.length);
   const perRound = Array.from({ length: n }, (_, i) => ra[i] / rb[i]).filter(Number.isFinite);
   if (!perRound.length) return null;
-  return { ...ratioInterval(perRound), median: median(perRound), min: Math.min(...perRound), max: Math.max(...perRound), perRound, modes: twoModes(perRound) };
+  return {
+    ...ratioInterval(perRound),
+    median: median(perRound),
+    min: Math.min(...perRound),
+    max: Math.max(...perRound),
+    perRound,
+    modes: twoModes(perRound),
+  };
 }
 
 /** What the framework costs: the same call behind the framework and behind a bare server (settings.frameworkCost). */
@@ -238,7 +259,10 @@ function frameworkCost(results, settings, out) {
   out.push(
     `${pair.what} Both in the same rounds; the ratios are per round, with their 95% interval:`,
     '',
-    table(['server', 'req/s', 'CPU us/req'], [bare, framed].map((r) => [`\`${r.tier}\``, fmt(r.requestsPerSecond, 0), fmt(r.serverCpuUsPerRequest, 1)])),
+    table(
+      ['server', 'req/s', 'CPU us/req'],
+      [bare, framed].map((r) => [`\`${r.tier}\``, fmt(r.requestsPerSecond, 0), fmt(r.serverCpuUsPerRequest, 1)]),
+    ),
     '',
     `\`${framed.tier}\` spends ${interval(cpu)} the CPU per request of \`${bare.tier}\` and serves ${interval(rps)} its req/s.`,
     '',
@@ -256,7 +280,14 @@ function pairsSection(results, settings, out) {
     const cpu = pairRatio(a, b, 'serverCpuUsPerRequest');
     if (!cpu) continue;
     const rps = pairRatio(a, b, 'requestsPerSecond');
-    cells.push([`\`${pair.tier}\` over \`${pair.against}\``, pair.what, fmt(a.serverCpuUsPerRequest, 1), fmt(b.serverCpuUsPerRequest, 1), interval(cpu, { digits: 3 }), interval(rps, { digits: 3 })]);
+    cells.push([
+      `\`${pair.tier}\` over \`${pair.against}\``,
+      pair.what,
+      fmt(a.serverCpuUsPerRequest, 1),
+      fmt(b.serverCpuUsPerRequest, 1),
+      interval(cpu, { digits: 3 }),
+      interval(rps, { digits: 3 }),
+    ]);
   }
   if (!cells.length) return;
   out.push('## Pairs', '');
@@ -270,15 +301,21 @@ function pairsSection(results, settings, out) {
 
 /** The crossLine tiers on every supported Node line, from the same rounds. */
 function crossLineSection(report, out) {
-  const { results, crossLine = [], settings, machine } = report;
+  const { crossLine = [], settings, machine } = report;
   const tiers = [...new Set(crossLine.map((r) => r.tier))];
   if (!tiers.length) return;
   const pinnedLine = machine.node.replace(/^v/, '');
   const lines = [...new Set(crossLine.map((r) => r.line))]
     .sort((a, b) => (a === pinnedLine ? -1 : b === pinnedLine ? 1 : 0))
-    .map((line) => ({ line, v8: crossLine.find((r) => r.line === line).v8, rows: crossLine.filter((r) => r.line === line) }));
+    .map((line) => ({
+      line,
+      v8: crossLine.find((r) => r.line === line).v8,
+      rows: crossLine.filter((r) => r.line === line),
+    }));
   const pinned = lines.find((l) => l.line === pinnedLine) ?? lines[0];
-  const [framework, bare] = settings.frameworkCost ? [settings.frameworkCost.framework, settings.frameworkCost.bare] : tiers;
+  const [framework, bare] = settings.frameworkCost
+    ? [settings.frameworkCost.framework, settings.frameworkCost.bare]
+    : tiers;
   out.push('## Across Node lines', '');
   out.push(
     `The same tiers on each supported Node line, one worker, in interleaved rounds of their own (so the lines are compared within each round, not across runs). req/s and CPU per request relative to \`${framework}\` on Node ${pinned.line}, the line the project is pinned to (higher is better), and the CPU of \`${framework}\` over \`${bare}\` on the same line: what the framework costs there.`,
@@ -289,11 +326,36 @@ function crossLineSection(report, out) {
   for (const { line, v8, rows } of lines) {
     for (const r of rows) {
       const other = rows.find((x) => x.tier === (r.tier === framework ? bare : framework));
-      const frameworkOverBare = r.tier === framework && other ? interval(pairRatio(r, other, 'serverCpuUsPerRequest')) : '';
-      cells.push([`${line}`, v8, `\`${r.tier}\``, fmt(r.requestsPerSecond, 0), fmt(r.serverCpuUsPerRequest, 1), interval(pairRatio(r, ref, 'requestsPerSecond')), interval(pairRatio(r, ref, 'serverCpuUsPerRequest'), { invert: true }), frameworkOverBare]);
+      const frameworkOverBare =
+        r.tier === framework && other ? interval(pairRatio(r, other, 'serverCpuUsPerRequest')) : '';
+      cells.push([
+        `${line}`,
+        v8,
+        `\`${r.tier}\``,
+        fmt(r.requestsPerSecond, 0),
+        fmt(r.serverCpuUsPerRequest, 1),
+        interval(pairRatio(r, ref, 'requestsPerSecond')),
+        interval(pairRatio(r, ref, 'serverCpuUsPerRequest'), { invert: true }),
+        frameworkOverBare,
+      ]);
     }
   }
-  out.push(table(['Node', 'V8', 'tier', 'req/s', 'CPU us/req', `req/s vs \`${framework}\` on ${pinned.line}`, `CPU vs \`${framework}\` on ${pinned.line}`, `CPU \`${framework}\` / \`${bare}\``], cells), '');
+  out.push(
+    table(
+      [
+        'Node',
+        'V8',
+        'tier',
+        'req/s',
+        'CPU us/req',
+        `req/s vs \`${framework}\` on ${pinned.line}`,
+        `CPU vs \`${framework}\` on ${pinned.line}`,
+        `CPU \`${framework}\` / \`${bare}\``,
+      ],
+      cells,
+    ),
+    '',
+  );
 }
 
 /** The crossRuntime tiers on the pinned Node, Bun and Deno, from the same rounds. */
@@ -335,12 +397,26 @@ function crossRuntimeSection(report, out) {
   }
   const vs = `vs \`${framework}\` on ${home}`;
   const header = ['runtime', 'tier', 'req/s', 'CPU us/req', 'c=1 mean us'];
-  out.push(table([...header, `req/s ${vs}`, `CPU ${vs}`, `c=1 latency ${vs}`, `CPU \`${framework}\` / \`${bare}\``], cells), '');
+  out.push(
+    table([...header, `req/s ${vs}`, `CPU ${vs}`, `c=1 latency ${vs}`, `CPU \`${framework}\` / \`${bare}\``], cells),
+    '',
+  );
 }
 
 function costPerMillion(results, out) {
-  out.push('## Cost per million requests', '', 'CPU-seconds the whole server tree spent per million answered requests, the requests one CPU core answers per second at that cost, and the memory held meanwhile.', '');
-  const cells = results.map((r) => [name(r), String(r.workers), fmt(r.serverCpuUsPerRequest, 0), fmt(1e6 / r.serverCpuUsPerRequest, 0), fmt(r.peakRssMB, 1)]);
+  out.push(
+    '## Cost per million requests',
+    '',
+    'CPU-seconds the whole server tree spent per million answered requests, the requests one CPU core answers per second at that cost, and the memory held meanwhile.',
+    '',
+  );
+  const cells = results.map((r) => [
+    name(r),
+    String(r.workers),
+    fmt(r.serverCpuUsPerRequest, 0),
+    fmt(1e6 / r.serverCpuUsPerRequest, 0),
+    fmt(r.peakRssMB, 1),
+  ]);
   out.push(table(['tier', 'workers', 'CPU-seconds per 1M requests', 'req/s per CPU core', 'peak RSS MB'], cells), '');
 }
 
@@ -376,7 +452,24 @@ function fixedRate(results, settings, out) {
       ]);
     }
   }
-  out.push(table(['tier', 'rate', 'target/s', 'answered/s', 'p50 ms', 'p99 ms', 'send lag p99 ms', 'n', 'server CPU us/req', 'status'], cells), '');
+  out.push(
+    table(
+      [
+        'tier',
+        'rate',
+        'target/s',
+        'answered/s',
+        'p50 ms',
+        'p99 ms',
+        'send lag p99 ms',
+        'n',
+        'server CPU us/req',
+        'status',
+      ],
+      cells,
+    ),
+    '',
+  );
 }
 
 // The curves: result key, the point's x field, and its column header.
@@ -386,7 +479,10 @@ const CONNECTIONS = { key: 'connectionsCurve', x: 'connections', header: (x) => 
 /** A tier x points table of one figure of one curve. */
 function curveTable(rows, curve, xs, get, digits) {
   const point = (r, x) => r[curve.key].find((p) => p[curve.x] === x);
-  return table(['tier', ...xs.map(curve.header)], rows.map((r) => [name(r), ...xs.map((x) => fmt(get(point(r, x)), digits))]));
+  return table(
+    ['tier', ...xs.map(curve.header)],
+    rows.map((r) => [name(r), ...xs.map((x) => fmt(get(point(r, x)), digits))]),
+  );
 }
 
 function curves(results, settings, out, files) {
@@ -396,7 +492,12 @@ function curves(results, settings, out, files) {
   const conns = settings.curves.connections;
   const cpu = (p) => p?.serverCpuUsPerRequest;
   const p99 = (p) => p?.latencyMs.p99;
-  out.push('## Cost against input size', '', `Closed loop at ${settings.connections} connections, ${settings.curves.duration} s per point, requests whose input is exactly that many bytes (the configuration's \`requests.ofLength\`). Server CPU us per request:`, '');
+  out.push(
+    '## Cost against input size',
+    '',
+    `Closed loop at ${settings.connections} connections, ${settings.curves.duration} s per point, requests whose input is exactly that many bytes (the configuration's \`requests.ofLength\`). Server CPU us per request:`,
+    '',
+  );
   out.push(curveTable(rows, LENGTH, lengths, cpu, 1), '');
   out.push('p99 ms:', '', curveTable(rows, LENGTH, lengths, p99, 2), '');
   out.push('![CPU per request against input size](length-cpu.svg)', '');
@@ -405,7 +506,10 @@ function curves(results, settings, out, files) {
     xLabel: 'input bytes',
     yLabel: 'server CPU us per request (log)',
     xs: lengths,
-    series: rows.map((r) => ({ name: name(r), ys: lengths.map((l) => cpu(r.lengthCurve.find((p) => p.length === l))) })),
+    series: rows.map((r) => ({
+      name: name(r),
+      ys: lengths.map((l) => cpu(r.lengthCurve.find((p) => p.length === l))),
+    })),
     logY: true,
   });
   files['length-p99.svg'] = lineChart({
@@ -413,16 +517,34 @@ function curves(results, settings, out, files) {
     xLabel: 'input bytes',
     yLabel: 'p99 ms (log)',
     xs: lengths,
-    series: rows.map((r) => ({ name: name(r), ys: lengths.map((l) => p99(r.lengthCurve.find((p) => p.length === l))) })),
+    series: rows.map((r) => ({
+      name: name(r),
+      ys: lengths.map((l) => p99(r.lengthCurve.find((p) => p.length === l))),
+    })),
     logY: true,
   });
 
-  out.push('## Against connections', '', `Closed loop, the main run's requests, ${settings.curves.duration} s per point (the c=1 and c=${settings.connections} points are the rounds' medians). req/s (2xx only):`, '');
+  out.push(
+    '## Against connections',
+    '',
+    `Closed loop, the main run's requests, ${settings.curves.duration} s per point (the c=1 and c=${settings.connections} points are the rounds' medians). req/s (2xx only):`,
+    '',
+  );
   const rps = (p) => p?.requestsPerSecond;
   out.push(curveTable(rows, CONNECTIONS, conns, rps, 0), '');
-  out.push('p99 ms of the 2xx answers (refused answers are timed apart):', '', curveTable(rows, CONNECTIONS, conns, p99, 2), '');
+  out.push(
+    'p99 ms of the 2xx answers (refused answers are timed apart):',
+    '',
+    curveTable(rows, CONNECTIONS, conns, p99, 2),
+    '',
+  );
   const refused = rows.flatMap((r) =>
-    r.connectionsCurve.filter((p) => p.non2xx).map((p) => `\`${r.tier}\` at c=${p.connections}: ${fmt((p.non2xx / p.responses) * 100, 1)}% refused (p99 of the refusals ${fmt(p.refusedLatencyMs?.p99, 2)} ms)`),
+    r.connectionsCurve
+      .filter((p) => p.non2xx)
+      .map(
+        (p) =>
+          `\`${r.tier}\` at c=${p.connections}: ${fmt((p.non2xx / p.responses) * 100, 1)}% refused (p99 of the refusals ${fmt(p.refusedLatencyMs?.p99, 2)} ms)`,
+      ),
   );
   if (refused.length) out.push(`Answered with a non-2xx status: ${refused.join('; ')}.`, '');
   out.push('![req/s against connections](connections-rps.svg)', '');
@@ -431,7 +553,10 @@ function curves(results, settings, out, files) {
     xLabel: 'connections (log)',
     yLabel: 'req/s (log)',
     xs: conns,
-    series: rows.map((r) => ({ name: name(r), ys: conns.map((c) => rps(r.connectionsCurve.find((p) => p.connections === c))) })),
+    series: rows.map((r) => ({
+      name: name(r),
+      ys: conns.map((c) => rps(r.connectionsCurve.find((p) => p.connections === c))),
+    })),
     logX: true,
     logY: true,
   });
@@ -440,7 +565,10 @@ function curves(results, settings, out, files) {
     xLabel: 'connections (log)',
     yLabel: 'p99 ms (log)',
     xs: conns,
-    series: rows.map((r) => ({ name: name(r), ys: conns.map((c) => p99(r.connectionsCurve.find((p) => p.connections === c))) })),
+    series: rows.map((r) => ({
+      name: name(r),
+      ys: conns.map((c) => p99(r.connectionsCurve.find((p) => p.connections === c))),
+    })),
     logX: true,
     logY: true,
   });
@@ -450,8 +578,19 @@ function curves(results, settings, out, files) {
     const tiers = [...new Set(results.map((r) => r.tier))];
     const at = (t, w) => results.find((r) => r.tier === t && r.workers === w);
     const cell = (r) => (r ? `${isLowerBound(r) ? '≥ ' : ''}${fmt(r.requestsPerSecond, 0)}` : 'n/a');
-    out.push('## Against workers', '', `${settings.notes?.workers ?? 'Server worker processes (`--workers`)'}. req/s ("≥": held back by the load generator or the machine):`, '');
-    out.push(table(['tier', ...workers.map((w) => `workers=${w}`)], tiers.map((t) => [t, ...workers.map((w) => cell(at(t, w)))])), '');
+    out.push(
+      '## Against workers',
+      '',
+      `${settings.notes?.workers ?? 'Server worker processes (`--workers`)'}. req/s ("≥": held back by the load generator or the machine):`,
+      '',
+    );
+    out.push(
+      table(
+        ['tier', ...workers.map((w) => `workers=${w}`)],
+        tiers.map((t) => [t, ...workers.map((w) => cell(at(t, w)))]),
+      ),
+      '',
+    );
     files['workers-rps.svg'] = lineChart({
       title: 'Requests per second against server workers',
       xLabel: 'workers',
@@ -466,16 +605,36 @@ function curves(results, settings, out, files) {
 function crossCheck(results, out) {
   const rows = results.filter((r) => r.crossCheck);
   if (!rows.length) return;
-  out.push('## autocannon against wrk', '', "The same server, requests and connections, after the rounds (autocannon: the rounds' median): wrk (C, one thread) is the cheaper load generator, so where autocannon is the limit, wrk shows it.", '');
+  out.push(
+    '## autocannon against wrk',
+    '',
+    "The same server, requests and connections, after the rounds (autocannon: the rounds' median): wrk (C, one thread) is the cheaper load generator, so where autocannon is the limit, wrk shows it.",
+    '',
+  );
   const cells = rows.map((r) => {
     const { wrk, autocannon } = r.crossCheck;
     const ratio = autocannon / wrk.requestsPerSecond;
     const limit = limitOf(r);
     let verdict = 'agree within 10%';
-    if (Math.abs(ratio - 1) > 0.1) verdict = limit === 'load generator' || limit === 'machine' ? `differ by ${fmt(Math.abs(ratio - 1) * 100, 0)}%: autocannon held back by the ${limit}` : `differ by ${fmt(Math.abs(ratio - 1) * 100, 0)}%: the machine between two runs`;
-    return [name(r), fmt(autocannon, 0), fmt(wrk.requestsPerSecond, 0), fmt(ratio, 2), fmt(r.loadGeneratorCpuCores, 2), fmt(wrk.cpuCores, 2), verdict];
+    if (Math.abs(ratio - 1) > 0.1)
+      verdict =
+        limit === 'load generator' || limit === 'machine'
+          ? `differ by ${fmt(Math.abs(ratio - 1) * 100, 0)}%: autocannon held back by the ${limit}`
+          : `differ by ${fmt(Math.abs(ratio - 1) * 100, 0)}%: the machine between two runs`;
+    return [
+      name(r),
+      fmt(autocannon, 0),
+      fmt(wrk.requestsPerSecond, 0),
+      fmt(ratio, 2),
+      fmt(r.loadGeneratorCpuCores, 2),
+      fmt(wrk.cpuCores, 2),
+      verdict,
+    ];
   });
-  out.push(table(['tier', 'autocannon req/s', 'wrk req/s', 'ratio', 'autocannon cores', 'wrk cores', 'verdict'], cells), '');
+  out.push(
+    table(['tier', 'autocannon req/s', 'wrk req/s', 'ratio', 'autocannon cores', 'wrk cores', 'verdict'], cells),
+    '',
+  );
 }
 
 /** Each round's order and how far the machine ran from its median: drift made visible. */
@@ -490,22 +649,40 @@ function roundsSection(report, out) {
   const cells = [];
   for (const { workers, anchor, rounds } of groups) {
     for (const r of rounds) {
-      cells.push([String(workers), String(r.round + 1), `\`${anchor}\``, fmt(r.anchorRequestsPerSecond, 2), fmt(r.anchorCpuUsPerRequest, 2), `${fmt(r.steal * 100, 1)}%`, `${fmt(r.softirq * 100, 1)}%`, r.order.map((k) => `\`${k}\``).join(' ')]);
+      cells.push([
+        String(workers),
+        String(r.round + 1),
+        `\`${anchor}\``,
+        fmt(r.anchorRequestsPerSecond, 2),
+        fmt(r.anchorCpuUsPerRequest, 2),
+        `${fmt(r.steal * 100, 1)}%`,
+        `${fmt(r.softirq * 100, 1)}%`,
+        r.order.map((k) => `\`${k}\``).join(' '),
+      ]);
     }
   }
-  out.push(table(['workers', 'round', 'anchor', 'index: req/s', 'index: CPU us/req', 'steal', 'softirq', 'order'], cells), '');
+  out.push(
+    table(['workers', 'round', 'anchor', 'index: req/s', 'index: CPU us/req', 'steal', 'softirq', 'order'], cells),
+    '',
+  );
 }
 
 function howMeasured({ results, settings, machine }, out) {
   out.push('## How it was measured', '');
-  out.push(`- Command: \`${settings.command}\`; it ran ${fmt(settings.wallSeconds / 60, 1)} minutes from ${settings.started}.`);
+  out.push(
+    `- Command: \`${settings.command}\`; it ran ${fmt(settings.wallSeconds / 60, 1)} minutes from ${settings.started}.`,
+  );
   out.push(`- Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGB} GB; ${machine.os}`);
   const runtimes = (settings.runtimes ?? []).map((r) => `${r.name} ${r.version}`).join(', ');
   const alsoRuntimes = runtimes
     ? `; the cross-runtime section also ran ${runtimes} (Deno with Node's V8 flags as \`--v8-flags\`; Bun is not V8)`
     : '';
-  out.push(`- Servers' Node: ${machine.node}${machine.v8 ? ` (V8 ${machine.v8})` : ''}${settings.nodeArgs?.length ? `, run with \`${settings.nodeArgs.join(' ')}\`` : ''}; kernel ${machine.kernel ?? machine.os}${settings.lines?.length > 1 ? `; the cross-line section also ran ${settings.lines.slice(1).join(', ')}` : ''}${alsoRuntimes}.`);
-  out.push(`- Tools: autocannon ${machine.autocannon} (harness on node ${machine.harnessNode ?? machine.node}), ${machine.wrk ?? 'wrk'}, ${machine.rustc}`);
+  out.push(
+    `- Servers' Node: ${machine.node}${machine.v8 ? ` (V8 ${machine.v8})` : ''}${settings.nodeArgs?.length ? `, run with \`${settings.nodeArgs.join(' ')}\`` : ''}; kernel ${machine.kernel ?? machine.os}${settings.lines?.length > 1 ? `; the cross-line section also ran ${settings.lines.slice(1).join(', ')}` : ''}${alsoRuntimes}.`,
+  );
+  out.push(
+    `- Tools: autocannon ${machine.autocannon} (harness on node ${machine.harnessNode ?? machine.node}), ${machine.wrk ?? 'wrk'}, ${machine.rustc}`,
+  );
   if (settings.commit) out.push(`- Source: commit ${settings.commit}, ${settings.date}.`);
   out.push(
     `- Load: autocannon in a load process of its own, ${settings.connections} connections, ${settings.warmup} s warm-up on the same connections, then ${settings.duration} s measured; ${settings.requests.paths} requests in rotation (${settings.requests.description}); then one connection, one request at a time, ${settings.oneConnection.warmup} s + ${settings.oneConnection.duration} s, at the first worker count. Where autocannon or the machine held a visit back, wrk (one thread) ran ${settings.duration} s more on the same server right after.`,
@@ -516,11 +693,22 @@ function howMeasured({ results, settings, machine }, out) {
   out.push(
     `- When a tier stops: after ${settings.minRounds} rounds, once its CPU-per-request ratio's 95% interval is within ±${fmt(settings.tolerance.cpu * 100, 0)}% and its req/s ratio's within ±${fmt(settings.tolerance.rps * 100, 0)}% (a t interval on the logarithms of its per-round ratios); a tier whose rounds fall into two modes runs to the cap; at most ${settings.maxRounds} rounds${settings.budgetMinutes ? `, and no round that would end past ${settings.budgetMinutes} minutes` : ''}. The anchor stays while any other tier runs.`,
   );
-  if (settings.curves) out.push("- The curves, fixed rates and wrk run after the rounds, one tier at a time, the others stopped; their rates come from the rounds' medians.");
-  out.push(`- Body bytes: the response body alone${settings.notes?.body ? ` (${settings.notes.body})` : ''}, mean over the requests; wire bytes: what autocannon read per response, headers included.`);
-  out.push("- Memory: peak RSS (each process's resident pages, shared libraries included) and USS (pages no other process maps), each summed over the server's process tree and sampled every 200 ms by a sampler process: neither depends on what other servers run, unlike PSS.");
-  out.push("- Server CPU per request: user + system time of the whole tree (reaped children included) over the measured window, divided by 2xx answers. The kernel bills network processing (softirq, in \"Rounds\") to whichever task is running when it fires: some of the client's networking lands in the server's CPU and some of the server's in the client's.");
-  out.push(`- "limited by": \`server\` when one of its threads ran at least 0.9 of a core over the window; \`load generator\` when autocannon ran at least 0.7 of one (its thread also waits on its sockets); \`machine\` when every core was at least 90% busy. Only the last two make req/s a lower bound ("≥"), and so is a figure of wrk's, which shares the machine too.`);
+  if (settings.curves)
+    out.push(
+      "- The curves, fixed rates and wrk run after the rounds, one tier at a time, the others stopped; their rates come from the rounds' medians.",
+    );
+  out.push(
+    `- Body bytes: the response body alone${settings.notes?.body ? ` (${settings.notes.body})` : ''}, mean over the requests; wire bytes: what autocannon read per response, headers included.`,
+  );
+  out.push(
+    "- Memory: peak RSS (each process's resident pages, shared libraries included) and USS (pages no other process maps), each summed over the server's process tree and sampled every 200 ms by a sampler process: neither depends on what other servers run, unlike PSS.",
+  );
+  out.push(
+    "- Server CPU per request: user + system time of the whole tree (reaped children included) over the measured window, divided by 2xx answers. The kernel bills network processing (softirq, in \"Rounds\") to whichever task is running when it fires: some of the client's networking lands in the server's CPU and some of the server's in the client's.",
+  );
+  out.push(
+    `- "limited by": \`server\` when one of its threads ran at least 0.9 of a core over the window; \`load generator\` when autocannon ran at least 0.7 of one (its thread also waits on its sockets); \`machine\` when every core was at least 90% busy. Only the last two make req/s a lower bound ("≥"), and so is a figure of wrk's, which shares the machine too.`,
+  );
   const noLoop = results.filter((r) => !r.eventLoopDelayMs).map((r) => `\`${r.tier}\``);
   if (noLoop.length < results.length) {
     out.push(
@@ -531,7 +719,9 @@ function howMeasured({ results, settings, machine }, out) {
   for (const [tier, what] of references) out.push(`- \`${tier}\` (reference): ${what}.`);
   if (settings.config) out.push(`- Tiers and requests: ${settings.config}.`);
   const compare = settings.command?.startsWith('tier-bench') ? 'tier-bench-compare' : 'node bench/compare.js';
-  out.push(`- A second run reproduces the ratios, not the absolute figures: \`${compare} OLD NEW\` compares two runs' ratios against their noise.`);
+  out.push(
+    `- A second run reproduces the ratios, not the absolute figures: \`${compare} OLD NEW\` compares two runs' ratios against their noise.`,
+  );
 }
 
 /** Every file of the report, by name. */
@@ -558,4 +748,18 @@ function render(report) {
   return { 'report.md': `${out.join('\n')}\n`, ...files };
 }
 
-module.exports = { render, fmt, table, interval, rpsRatio, rpsCell, factor, pairRatio, rateAt, halfRateCpu, baselineOf, anchorOf, name };
+module.exports = {
+  render,
+  fmt,
+  table,
+  interval,
+  rpsRatio,
+  rpsCell,
+  factor,
+  pairRatio,
+  rateAt,
+  halfRateCpu,
+  baselineOf,
+  anchorOf,
+  name,
+};

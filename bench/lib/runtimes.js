@@ -33,12 +33,17 @@ function runtimeArgs(runtime) {
 /** The pinned runtimes named in `list` ("bun,deno"), each installed; throws naming the choices. */
 function runtimesNamed(list, root) {
   const pinned = pinnedRuntimes(root);
-  return list.split(',').filter(Boolean).map((name) => {
-    const runtime = pinned.find((r) => r.name === name);
-    if (!runtime) throw new Error(`--runtimes ${name}: not a pinned runtime (${pinned.map((r) => r.name).join(', ') || 'none'})`);
-    if (!runtime.installed) throw new Error(`--runtimes ${name}: ${runtime.bin} is missing (scripts/setup-runtimes.sh installs it)`);
-    return runtime;
-  });
+  return list
+    .split(',')
+    .filter(Boolean)
+    .map((name) => {
+      const runtime = pinned.find((r) => r.name === name);
+      if (!runtime)
+        throw new Error(`--runtimes ${name}: not a pinned runtime (${pinned.map((r) => r.name).join(', ') || 'none'})`);
+      if (!runtime.installed)
+        throw new Error(`--runtimes ${name}: ${runtime.bin} is missing (scripts/setup-runtimes.sh installs it)`);
+      return runtime;
+    });
 }
 
 module.exports = { pinnedRuntimes, runtimeArgs, runtimesNamed };

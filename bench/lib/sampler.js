@@ -22,7 +22,14 @@ if (require.main === module) {
   };
   process.on('message', (msg) => {
     if (msg === 'begin') {
-      window = { peakPss: 0, peakRss: 0, peakUss: 0, cpu: process.cpuUsage(), at: process.hrtime.bigint(), threads: threadTicks(root, { includeRoot }) };
+      window = {
+        peakPss: 0,
+        peakRss: 0,
+        peakUss: 0,
+        cpu: process.cpuUsage(),
+        at: process.hrtime.bigint(),
+        threads: threadTicks(root, { includeRoot }),
+      };
       window.start = sample();
       timer = setInterval(sample, SAMPLE_MS);
       process.send({ type: 'begun' });
@@ -56,7 +63,10 @@ if (require.main === module) {
  */
 function createSampler(root, { includeRoot = true, cpus } = {}) {
   const pinned = cpus ? { execPath: 'taskset', execArgv: ['-c', cpus, process.execPath] } : {};
-  const child = fork(__filename, [String(root), String(includeRoot)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...pinned });
+  const child = fork(__filename, [String(root), String(includeRoot)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    ...pinned,
+  });
   const reply = (type) =>
     new Promise((resolve, reject) => {
       const onMessage = (msg) => {

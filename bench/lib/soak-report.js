@@ -20,7 +20,9 @@ function markdown({ results, settings, machine }) {
     `Pass: RSS of the server's process tree grows less than ${MAX_GROWTH * 100}% from the start to the end of the measured window, with zero errors and zero non-2xx.`,
     '',
   );
-  out.push('| tier | minutes | requests | req/s | RSS start MB | RSS end MB | RSS peak MB | growth | trend MB/min | errors | non-2xx | verdict |');
+  out.push(
+    '| tier | minutes | requests | req/s | RSS start MB | RSS end MB | RSS peak MB | growth | trend MB/min | errors | non-2xx | verdict |',
+  );
   out.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const r of results) {
     out.push(
@@ -29,7 +31,9 @@ function markdown({ results, settings, machine }) {
   }
   out.push('', '## How it was measured', '');
   out.push(`- Command: \`${settings.command}\``);
-  out.push(`- Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGB} GB; ${machine.os}; node ${machine.node}, autocannon ${machine.autocannon}`);
+  out.push(
+    `- Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGB} GB; ${machine.os}; node ${machine.node}, autocannon ${machine.autocannon}`,
+  );
   out.push(
     `- Load: autocannon in the benchmark process, ${settings.connections} connections, ${settings.requests.paths} requests in rotation (${settings.requests.description}), one server per tier; ${settings.warmup} s warm-up on the same connections, then ${fmt(settings.duration / 60)} min measured.`,
   );

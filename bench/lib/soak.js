@@ -35,7 +35,10 @@ function rssGrowth(samples) {
   const n = Math.max(1, Math.round(samples.length * EDGE_FRACTION));
   const startMB = mean(samples.slice(0, n).map((s) => s.rssMB));
   const endMB = mean(samples.slice(-n).map((s) => s.rssMB));
-  const trend = slope(samples.map((s) => s.second / 60), samples.map((s) => s.rssMB));
+  const trend = slope(
+    samples.map((s) => s.second / 60),
+    samples.map((s) => s.rssMB),
+  );
   return {
     startMB,
     endMB,

@@ -33,8 +33,39 @@ function percentile(sorted, p) {
 }
 
 // Student's t, two-sided 95%, by degrees of freedom; 1.96 past the table.
-const T975 = [NaN, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145,
-  2.131, 2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042];
+const T975 = [
+  NaN,
+  12.706,
+  4.303,
+  3.182,
+  2.776,
+  2.571,
+  2.447,
+  2.365,
+  2.306,
+  2.262,
+  2.228,
+  2.201,
+  2.179,
+  2.16,
+  2.145,
+  2.131,
+  2.12,
+  2.11,
+  2.101,
+  2.093,
+  2.086,
+  2.08,
+  2.074,
+  2.069,
+  2.064,
+  2.06,
+  2.056,
+  2.052,
+  2.048,
+  2.045,
+  2.042,
+];
 const t975 = (df) => (df < T975.length ? T975[df] : 1.96);
 
 /**
@@ -45,7 +76,9 @@ const t975 = (df) => (df < T975.length ? T975[df] : 1.96);
  * standard error of the log mean, which compare.js combines across runs.
  */
 function ratioInterval(perRound) {
-  const logs = finite(perRound).filter((x) => x > 0).map(Math.log);
+  const logs = finite(perRound)
+    .filter((x) => x > 0)
+    .map(Math.log);
   const n = logs.length;
   if (!n) return { estimate: NaN, low: NaN, high: NaN, halfWidth: NaN, se: NaN, n };
   const m = mean(logs);
@@ -101,7 +134,10 @@ const MODE_HOLE = 2;
  * means and sizes, or null when there is one mode.
  */
 function twoModes(perRound) {
-  const logs = finite(perRound).filter((x) => x > 0).map(Math.log).sort((a, b) => a - b);
+  const logs = finite(perRound)
+    .filter((x) => x > 0)
+    .map(Math.log)
+    .sort((a, b) => a - b);
   const n = logs.length;
   const least = Math.max(MODE_MIN_ROUNDS, Math.ceil(MODE_MIN_SHARE * n));
   if (n < 2 * least) return null;

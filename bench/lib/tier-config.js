@@ -50,18 +50,23 @@ function loadConfig(file = DEFAULT_CONFIG) {
   try {
     config = require(path.resolve(file));
   } catch (err) {
-    if (err.code === 'MODULE_NOT_FOUND' && err.message.includes(path.resolve(file))) throw new Error(`${file}: no such configuration (--config FILE)`);
+    if (err.code === 'MODULE_NOT_FOUND' && err.message.includes(path.resolve(file)))
+      throw new Error(`${file}: no such configuration (--config FILE)`);
     throw err;
   }
   const problems = [];
   if (!Array.isArray(config.tiers) || !config.tiers.length) problems.push('"tiers" must list at least one tier');
   for (const tier of config.tiers ?? []) {
-    if (typeof tier.name !== 'string' || typeof tier.command !== 'function') problems.push(`tier ${JSON.stringify(tier.name)} needs a name and a command function`);
+    if (typeof tier.name !== 'string' || typeof tier.command !== 'function')
+      problems.push(`tier ${JSON.stringify(tier.name)} needs a name and a command function`);
   }
-  if (!Array.isArray(config.requests?.paths) || !config.requests.paths.length) problems.push('"requests.paths" must list at least one path');
-  if (config.baseline && !config.tiers?.some((t) => t.name === config.baseline)) problems.push(`baseline "${config.baseline}" is not a tier`);
+  if (!Array.isArray(config.requests?.paths) || !config.requests.paths.length)
+    problems.push('"requests.paths" must list at least one path');
+  if (config.baseline && !config.tiers?.some((t) => t.name === config.baseline))
+    problems.push(`baseline "${config.baseline}" is not a tier`);
   for (const key of ['crossLine', 'crossRuntime']) {
-    for (const name of config[key] ?? []) if (!config.tiers?.some((t) => t.name === name)) problems.push(`${key} "${name}" is not a tier`);
+    for (const name of config[key] ?? [])
+      if (!config.tiers?.some((t) => t.name === name)) problems.push(`${key} "${name}" is not a tier`);
   }
   if (problems.length) throw new Error(`${file}: ${problems.join('; ')}`);
   return { ...config, file: path.resolve(file) };

@@ -11,7 +11,9 @@ const { loadAddon } = require('../../node-server/lib/addon');
 const { textParam } = require('../../node-server/lib/text-param');
 const { httpResponseFor } = require('../../node-server/lib/errors');
 
-const { values } = parseArgs({ options: { host: { type: 'string', default: '127.0.0.1' }, port: { type: 'string', default: '0' } } });
+const { values } = parseArgs({
+  options: { host: { type: 'string', default: '127.0.0.1' }, port: { type: 'string', default: '0' } },
+});
 const { generateQrCodeSync } = loadAddon();
 
 function answer(res, status, body, headers = {}) {

@@ -11,7 +11,9 @@ const path = require('node:path');
 const { fork } = require('node:child_process');
 
 if (process.argv[2] === '--echo') {
-  net.createServer((socket) => socket.on('data', (data) => socket.write(data))).listen(process.argv[3], () => process.send('ready'));
+  net
+    .createServer((socket) => socket.on('data', (data) => socket.write(data)))
+    .listen(process.argv[3], () => process.send('ready'));
 } else {
   const rounds = Number(process.argv[2] ?? 20_000);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pingpong-'));
@@ -36,7 +38,9 @@ if (process.argv[2] === '--echo') {
       micros.sort((a, b) => a - b);
       const at = (q) => micros[Math.floor(q * (micros.length - 1))].toFixed(1);
       const mean = (micros.reduce((a, b) => a + b, 0) / micros.length).toFixed(1);
-      console.log(`${rounds} round trips of ${message.length} B over a Unix socket (Node ${process.version}): p10 ${at(0.1)} us, p50 ${at(0.5)} us, p90 ${at(0.9)} us, mean ${mean} us`);
+      console.log(
+        `${rounds} round trips of ${message.length} B over a Unix socket (Node ${process.version}): p10 ${at(0.1)} us, p50 ${at(0.5)} us, p90 ${at(0.9)} us, mean ${mean} us`,
+      );
       socket.destroy();
       echo.kill();
       fs.rmSync(dir, { recursive: true, force: true });

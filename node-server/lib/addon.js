@@ -21,7 +21,9 @@ function loadAddon() {
   // build (`make package` builds one). The napi tiers promise the native
   // addon, so that is a failure here unless it was asked for.
   if (addon.__napiBindingTarget !== 'native' && !process.env.NAPI_RS_FORCE_WASI) {
-    throw new Error(`${what} cannot be loaded, only its ${addon.__napiBindingTarget} build (set NAPI_RS_FORCE_WASI=true to run that): ${fix}`);
+    throw new Error(
+      `${what} cannot be loaded, only its ${addon.__napiBindingTarget} build (set NAPI_RS_FORCE_WASI=true to run that): ${fix}`,
+    );
   }
   return addon;
 }

@@ -34,4 +34,13 @@ function httpResponseFor(err) {
   return [status, body, err.headers ?? {}];
 }
 
-module.exports = { QrError, coreError, serverBusy, httpResponseFor, GENERATION_FAILED, SERVER_BUSY, RETRY_AFTER_SECONDS, CORE_ERROR_CODES };
+module.exports = {
+  QrError,
+  coreError,
+  serverBusy,
+  httpResponseFor,
+  GENERATION_FAILED,
+  SERVER_BUSY,
+  RETRY_AFTER_SECONDS,
+  CORE_ERROR_CODES,
+};

@@ -41,7 +41,7 @@ function createMetrics({ record = true, droppedLines = () => 0 } = {}) {
   let droppedSeen = 0;
   new Counter({
     name: 'qr_log_lines_dropped_total',
-    help: 'Log lines dropped: the log\'s reader stopped reading past the bound, or hung up.',
+    help: "Log lines dropped: the log's reader stopped reading past the bound, or hung up.",
     registers,
     collect() {
       const dropped = droppedLines();
@@ -102,7 +102,7 @@ function createMetrics({ record = true, droppedLines = () => 0 } = {}) {
       sources = { tier: watched, openConnections };
     },
     /** Counts and times `req` once its answer is written. */
-    observe(req, res) {
+    observe(_req, res) {
       if (!record) return;
       res.startedAt = performance.now();
       res.on('finish', answered);

@@ -10,8 +10,16 @@ const { binaryPath } = require('./binaries');
 // Its operator's listener on loopback and a port of its own, whatever
 // METRICS_HOST and METRICS_PORT say: those are node-server's.
 const qrServerArgs = (host, port, rpc) => [
-  '--host', host, '--port', String(port), ...(rpc ? ['--rpc', rpc] : []),
-  '--metrics-host', '127.0.0.1', '--metrics-port', '0', '--until-stdin-closes',
+  '--host',
+  host,
+  '--port',
+  String(port),
+  ...(rpc ? ['--rpc', rpc] : []),
+  '--metrics-host',
+  '127.0.0.1',
+  '--metrics-port',
+  '0',
+  '--until-stdin-closes',
 ];
 
 function startQrServer({ host = '127.0.0.1', port = 0 } = {}) {

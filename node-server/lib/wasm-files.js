@@ -11,7 +11,8 @@ function wasmDir() {
 /** Path of a built Wasm artifact, or one clear line saying how to build it. */
 function wasmFile(relative) {
   const file = path.join(wasmDir(), relative);
-  if (!fs.existsSync(file)) throw new Error(`${file} not found: run \`scripts/build-wasm.sh\` (or \`make build\`) or set QR_WASM_DIR`);
+  if (!fs.existsSync(file))
+    throw new Error(`${file} not found: run \`scripts/build-wasm.sh\` (or \`make build\`) or set QR_WASM_DIR`);
   return file;
 }
 

@@ -58,7 +58,8 @@ async function startShared({ onRestart, log } = {}) {
 }
 
 function socketPath(upstream) {
-  if (!upstream.startsWith('unix:')) throw new Error(`axum-rpc: --upstream must be unix:PATH, not ${JSON.stringify(upstream)}`);
+  if (!upstream.startsWith('unix:'))
+    throw new Error(`axum-rpc: --upstream must be unix:PATH, not ${JSON.stringify(upstream)}`);
   return upstream.slice('unix:'.length);
 }
 

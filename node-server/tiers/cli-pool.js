@@ -30,9 +30,11 @@ const PNG_END = Buffer.from([0, 0, 0, 0, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x6
  */
 function isAnswer(status, payload) {
   if (status === 0) {
-    return payload.length > PNG_SIGNATURE.length + PNG_END.length &&
+    return (
+      payload.length > PNG_SIGNATURE.length + PNG_END.length &&
       payload.subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE) &&
-      payload.subarray(payload.length - PNG_END.length).equals(PNG_END);
+      payload.subarray(payload.length - PNG_END.length).equals(PNG_END)
+    );
   }
   return status <= CORE_ERROR_CODES.length && payload.length <= MAX_ERROR_MESSAGE_BYTES && isUtf8(payload);
 }

@@ -12,7 +12,10 @@ const TASKS_PER_THREAD = 16;
 
 async function createTier({ maxQueue } = {}) {
   const addon = loadAddon();
-  return createThreadPoolTier((text) => addon.generateQrCode(text), { concurrency: THREADS * TASKS_PER_THREAD, maxQueue });
+  return createThreadPoolTier((text) => addon.generateQrCode(text), {
+    concurrency: THREADS * TASKS_PER_THREAD,
+    maxQueue,
+  });
 }
 
 module.exports = { createTier };

@@ -10,10 +10,13 @@ async function createTier({ maxQueue, deferTurn } = {}) {
   const module_ = new WebAssembly.Module(fs.readFileSync(wasmFile('pkg-raw/qr_wasm_raw.wasm')));
   let instance = new QrWasmRaw(module_);
   const replaceInstance = () => (instance = new QrWasmRaw(module_));
-  return createEventLoopTier((text) => withTrapRecovery(() => instance.generateQrCode(text), replaceInstance, 'qr_wasm'), {
-    maxQueue,
-    deferTurn,
-  });
+  return createEventLoopTier(
+    (text) => withTrapRecovery(() => instance.generateQrCode(text), replaceInstance, 'qr_wasm'),
+    {
+      maxQueue,
+      deferTurn,
+    },
+  );
 }
 
 module.exports = { createTier };

@@ -14,12 +14,15 @@ async function createTier({ maxQueue, deferTurn } = {}) {
     wasm = require(pkgPath);
   };
   instantiate();
-  return createEventLoopTier((text) => {
-    // The glue already copied the PNG out of Wasm memory into a JS-owned
-    // Uint8Array; a Buffer view over it avoids a second copy.
-    const png = withTrapRecovery(() => wasm.generateQrCode(text), instantiate, 'qr_wasm');
-    return Buffer.from(png.buffer, png.byteOffset, png.byteLength);
-  }, { maxQueue, deferTurn });
+  return createEventLoopTier(
+    (text) => {
+      // The glue already copied the PNG out of Wasm memory into a JS-owned
+      // Uint8Array; a Buffer view over it avoids a second copy.
+      const png = withTrapRecovery(() => wasm.generateQrCode(text), instantiate, 'qr_wasm');
+      return Buffer.from(png.buffer, png.byteOffset, png.byteLength);
+    },
+    { maxQueue, deferTurn },
+  );
 }
 
 module.exports = { createTier };

@@ -28,7 +28,8 @@ function parseFrom(from, dir) {
   if (!exportName) throw new Error(`--from ${from}: say which export, as in src/render.js#render`);
   const absolute = path.resolve(dir, file);
   if (!fs.existsSync(absolute)) throw new Error(`--from ${from}: ${file} not found in ${dir}`);
-  if (!fs.readFileSync(absolute, 'utf8').includes(exportName)) throw new Error(`--from ${from}: ${file} never mentions ${exportName}`);
+  if (!fs.readFileSync(absolute, 'utf8').includes(exportName))
+    throw new Error(`--from ${from}: ${file} never mentions ${exportName}`);
   return { file: path.relative(dir, absolute), exportName };
 }
 
@@ -40,12 +41,14 @@ function parseFrom(from, dir) {
 function scriptsFor({ name, snake }, source) {
   const dir = `rust/${name}`;
   return {
-    [`${name}:profile`]: `tier-bench-profile --config ${dir}/bench.config.js --tier js`
-      + ` --function ${source.file}#${source.exportName} --out ${dir}/profile-out`,
+    [`${name}:profile`]:
+      `tier-bench-profile --config ${dir}/bench.config.js --tier js` +
+      ` --function ${source.file}#${source.exportName} --out ${dir}/profile-out`,
     [`${name}:build`]: `node ${dir}/build.js`,
     // The addon's crate has no tests to link: napi symbols resolve only inside Node.
-    [`${name}:test`]: `cargo test --manifest-path ${dir}/Cargo.toml -p ${snake}_core -p ${snake}_cli -p ${snake}_ffi`
-      + ` && node --test ${dir}/test/parity.test.js`,
+    [`${name}:test`]:
+      `cargo test --manifest-path ${dir}/Cargo.toml -p ${snake}_core -p ${snake}_cli -p ${snake}_ffi` +
+      ` && node --test ${dir}/test/parity.test.js`,
     [`${name}:bench`]: `tier-bench --config ${dir}/bench.config.js --workers 1 --out ${dir}/bench-out`,
   };
 }
@@ -60,7 +63,8 @@ function additions(pkg, names, source) {
   }
   const scripts = scriptsFor(names, source);
   const taken = Object.keys(scripts).filter((s) => pkg.scripts && s in pkg.scripts);
-  if (taken.length) throw new Error(`package.json has script${taken.length > 1 ? 's' : ''} ${taken.join(', ')} already`);
+  if (taken.length)
+    throw new Error(`package.json has script${taken.length > 1 ? 's' : ''} ${taken.join(', ')} already`);
   out.scripts = scripts;
   return out;
 }
@@ -75,7 +79,10 @@ function withAdditions(text, adds) {
 
 /** The lines that show `adds` before they are written. */
 function describe(adds) {
-  return Object.entries(adds).flatMap(([section, entries]) => [`  ${section}:`, ...Object.entries(entries).map(([k, v]) => `    "${k}": "${v}"`)]);
+  return Object.entries(adds).flatMap(([section, entries]) => [
+    `  ${section}:`,
+    ...Object.entries(entries).map(([k, v]) => `    "${k}": "${v}"`),
+  ]);
 }
 
 module.exports = { kindOf, parseFrom, additions, withAdditions, describe, scriptsFor, NEEDS, VERSION };

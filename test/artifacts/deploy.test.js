@@ -26,7 +26,11 @@ describe('deploy/start.js: nginx -> qr_server x2 + node-server', () => {
   after(async () => {
     const pids = treePids(deploy.child.pid);
     assert.equal(await deploy.stop(), 0);
-    assert.deepEqual(pids.filter(isAlive).map((pid) => `${commName(pid)} ${pid}`), [], 'processes left behind');
+    assert.deepEqual(
+      pids.filter(isAlive).map((pid) => `${commName(pid)} ${pid}`),
+      [],
+      'processes left behind',
+    );
   });
 
   it("closes slow and idle clients at nginx's timeouts, serving others meanwhile", async () => {
@@ -99,7 +103,10 @@ describe('deploy/start.js: nginx -> qr_server x2 + node-server', () => {
     for (const t of texts.slice(0, 20)) sequential.push(await get(deploy.url, qrcodePath(t)));
     const concurrent = await Promise.all(texts.slice(20).map((t) => getFresh(deploy.url, qrcodePath(t))));
     const responses = [...sequential, ...concurrent];
-    assert.deepEqual(responses.map((r) => r.status), texts.map(() => 200));
+    assert.deepEqual(
+      responses.map((r) => r.status),
+      texts.map(() => 200),
+    );
     for (const i of [0, 19, 99]) assert.equal((await decodeQrPng(responses[i].body)).text, texts[i]);
     assert.ok(isAlive(survivor.pid));
   });

@@ -23,7 +23,10 @@ const { waitFor, within } = require('../helpers/processes');
 
 const run = promisify(execFile);
 const MANIFEST = path.join(ROOT, 'deploy/kubernetes/qr-server.yaml');
-const ENV = { ...process.env, CONTAINERS_CONF: process.env.CONTAINERS_CONF || path.join(ROOT, 'deploy/image/containers.conf') };
+const ENV = {
+  ...process.env,
+  CONTAINERS_CONF: process.env.CONTAINERS_CONF || path.join(ROOT, 'deploy/image/containers.conf'),
+};
 const VERSION = /^version = "(.+)"$/m.exec(fs.readFileSync(path.join(ROOT, 'Cargo.toml'), 'utf8'))[1];
 const IMAGE = `localhost/qr-server:${VERSION}`;
 const UID = 65532;
@@ -36,9 +39,10 @@ function hasPodman() {
     return false;
   }
 }
-const SKIP = process.getuid() !== 0
-  ? 'needs root: rootless podman needs subordinate ids and networking set up'
-  : !hasPodman() && 'podman is not installed (scripts/setup.sh installs it as root)';
+const SKIP =
+  process.getuid() !== 0
+    ? 'needs root: rootless podman needs subordinate ids and networking set up'
+    : !hasPodman() && 'podman is not installed (scripts/setup.sh installs it as root)';
 
 const podman = async (...args) => (await run('podman', args, { env: ENV, maxBuffer: 1 << 24 })).stdout.trim();
 const inspect = async (what, name) => {
@@ -49,11 +53,23 @@ const inspect = async (what, name) => {
 /** The container's main process as the host sees it: its uid and effective capabilities. */
 function processStatus(pid) {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return { uid: Number(/^Uid:\s+(\d+)/m.exec(status)[1]), capabilities: BigInt(`0x${/^CapEff:\s+(\w+)/m.exec(status)[1]}`) };
+  return {
+    uid: Number(/^Uid:\s+(\d+)/m.exec(status)[1]),
+    capabilities: BigInt(`0x${/^CapEff:\s+(\w+)/m.exec(status)[1]}`),
+  };
 }
 
 /** Waits until `GET /healthz` at `url` answers 200. */
-const ready = (url) => waitFor(() => get(url, '/healthz').then((r) => r.status === 200, () => false), 10_000, `${url} ready`);
+const ready = (url) =>
+  waitFor(
+    () =>
+      get(url, '/healthz').then(
+        (r) => r.status === 200,
+        () => false,
+      ),
+    10_000,
+    `${url} ready`,
+  );
 
 describe('the qr_server image and its Kubernetes manifests, on podman', { skip: SKIP }, () => {
   before(async () => {
@@ -137,7 +153,10 @@ describe('the qr_server image and its Kubernetes manifests, on podman', { skip: 
       assert.equal((await get(url, '/metrics')).status, 404);
       const metrics = await get(`http://${new URL(url).hostname}:9464`, '/metrics');
       assert.equal(metrics.status, 200);
-      assert.match(metrics.body.toString(), /^http_requests_total\{route="\/qrcode",status="200",tier="axum"\} [1-9]\d*$/m);
+      assert.match(
+        metrics.body.toString(),
+        /^http_requests_total\{route="\/qrcode",status="200",tier="axum"\} [1-9]\d*$/m,
+      );
     });
 
     it('drains on SIGTERM: requests half sent before it are answered, exit 0 within the grace period', async () => {
@@ -163,14 +182,23 @@ describe('the qr_server image and its Kubernetes manifests, on podman', { skip: 
       const grace = Number(/terminationGracePeriodSeconds: (\d+)/.exec(fs.readFileSync(MANIFEST, 'utf8'))[1]);
       const stopping = Date.now();
       const stopped = podman('stop', '--time', String(grace), name);
-      await waitFor(async () => !(await get(url, '/healthz').then(() => true, () => false)), 5000, 'accepting stopped');
+      await waitFor(
+        async () =>
+          !(await get(url, '/healthz').then(
+            () => true,
+            () => false,
+          )),
+        5000,
+        'accepting stopped',
+      );
       try {
         for (const r of requests) r.conn.socket.write('\r\n');
         for (const r of requests) {
           const [first, second] = parseResponses(await within(r.conn.closed, 15_000, `${r.target} closing`));
           assert.equal(first?.status, 200, `${r.target}: first answer`);
           assert.equal(second?.status, r.status, `${r.target} after SIGTERM: ${second?.head}`);
-          if (r.status === 200 && r.target !== '/healthz') assert.equal((await decodeQrPng(second.body)).text, 'drained in a pod');
+          if (r.status === 200 && r.target !== '/healthz')
+            assert.equal((await decodeQrPng(second.body)).text, 'drained in a pod');
         }
       } finally {
         for (const r of requests) r.conn.socket.destroy(); // a failure must not hold the test file open

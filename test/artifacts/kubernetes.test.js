@@ -37,13 +37,20 @@ describe('deploy/kubernetes/qr-server.yaml', () => {
     for (const container of containers) {
       const context = { ...container.securityContext };
       const seccomp = context.seccompProfile ?? pod.securityContext.seccompProfile;
-      assert.ok(['RuntimeDefault', 'Localhost'].includes(seccomp?.type), `${container.name}: seccompProfile ${JSON.stringify(seccomp)}`);
+      assert.ok(
+        ['RuntimeDefault', 'Localhost'].includes(seccomp?.type),
+        `${container.name}: seccompProfile ${JSON.stringify(seccomp)}`,
+      );
       assert.equal(context.allowPrivilegeEscalation, false, `${container.name}: allowPrivilegeEscalation`);
       assert.deepEqual(context.capabilities?.drop, ['ALL'], `${container.name}: capabilities.drop`);
       // "restricted" allows adding back only NET_BIND_SERVICE; nothing here needs it.
       assert.deepEqual(context.capabilities?.add ?? [], [], `${container.name}: capabilities.add`);
       assert.notEqual(context.privileged, true, `${container.name}: privileged`);
-      assert.notEqual(context.runAsNonRoot ?? pod.securityContext.runAsNonRoot, false, `${container.name}: runAsNonRoot`);
+      assert.notEqual(
+        context.runAsNonRoot ?? pod.securityContext.runAsNonRoot,
+        false,
+        `${container.name}: runAsNonRoot`,
+      );
       assert.notEqual(context.runAsUser ?? pod.securityContext.runAsUser, 0, `${container.name}: runAsUser`);
       assert.equal(context.readOnlyRootFilesystem, true, `${container.name}: readOnlyRootFilesystem`);
     }

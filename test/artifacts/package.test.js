@@ -34,19 +34,29 @@ const TEXTS = VALID_TEXTS.map(([, t]) => t);
 /** Whether dotted version `a` <= `b`. */
 const versionAtMost = (a, b) => {
   const [x, y] = [a, b].map((v) => v.split('.').map(Number));
-  for (let i = 0; i < Math.max(x.length, y.length); i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) < (y[i] ?? 0);
+  for (let i = 0; i < Math.max(x.length, y.length); i++)
+    if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) < (y[i] ?? 0);
   return true;
 };
 
 /** PATH without any Rust toolchain directory: what a Node user's machine has. */
-const PATH_WITHOUT_RUST = process.env.PATH.split(':').filter((dir) => !['cargo', 'rustc', 'rustup'].some((t) => fs.existsSync(path.join(dir, t)))).join(':');
+const PATH_WITHOUT_RUST = process.env.PATH.split(':')
+  .filter((dir) => !['cargo', 'rustc', 'rustup'].some((t) => fs.existsSync(path.join(dir, t))))
+  .join(':');
 const ENV = { ...process.env, PATH: PATH_WITHOUT_RUST };
 // Debian's arm64 node (glibc) and PyPI's musl nodes, run by musl's own loader
 // (scripts/setup.sh puts them under target/).
 const ARM64_ROOT = path.join(ROOT, 'target/arm64-root');
 const MUSL_NODE = {
-  x64: [path.join(ROOT, 'target/musl-root/x64/usr/lib/x86_64-linux-musl/libc.so'), path.join(ROOT, 'target/musl-root/x64/node/bin/node')],
-  arm64: ['qemu-aarch64', path.join(ROOT, 'target/musl-root/arm64/usr/lib/aarch64-linux-musl/libc.so'), path.join(ROOT, 'target/musl-root/arm64/node/bin/node')],
+  x64: [
+    path.join(ROOT, 'target/musl-root/x64/usr/lib/x86_64-linux-musl/libc.so'),
+    path.join(ROOT, 'target/musl-root/x64/node/bin/node'),
+  ],
+  arm64: [
+    'qemu-aarch64',
+    path.join(ROOT, 'target/musl-root/arm64/usr/lib/aarch64-linux-musl/libc.so'),
+    path.join(ROOT, 'target/musl-root/arm64/node/bin/node'),
+  ],
 };
 
 const tarball = (prefix) => {
@@ -78,7 +88,11 @@ function installProject(flags = [], extra = []) {
     ),
   };
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'app', private: true, overrides }));
-  const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--offline', ...flags, tarball('qr-toolkit-napi-0'), ...extra], { cwd: dir, env: ENV, encoding: 'utf8' });
+  const install = spawnSync(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--offline', ...flags, tarball('qr-toolkit-napi-0'), ...extra],
+    { cwd: dir, env: ENV, encoding: 'utf8' },
+  );
   assert.equal(install.status, 0, install.stderr);
   return dir;
 }
@@ -97,7 +111,14 @@ function runAddon(command, moduleName, cwd, env = ENV) {
       asyncErrors: await Promise.all(['', 'x'.repeat(513)].map((t) => addon.generateQrCode(t).catch((e) => [e.code, e.message]))),
     })));`;
   const [file, ...args] = command;
-  return JSON.parse(execFileSync(file, [...args, '--no-warnings', '-e', script, JSON.stringify(TEXTS)], { cwd, env, encoding: 'utf8', maxBuffer: 64 << 20 }));
+  return JSON.parse(
+    execFileSync(file, [...args, '--no-warnings', '-e', script, JSON.stringify(TEXTS)], {
+      cwd,
+      env,
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    }),
+  );
 }
 
 /** What every build must give: this machine's native bytes, and the core's error codes, sync and async. */
@@ -107,7 +128,10 @@ function assertSameAsNative(out, label) {
     assert.ok(Buffer.from(out.pngs[i], 'base64').equals(native), `${label} sync: ${t}`);
     assert.ok(Buffer.from(out.later[i], 'base64').equals(native), `${label} async: ${t}`);
   });
-  const errors = [['EMPTY_TEXT', 'text must not be empty'], ['TEXT_TOO_LONG', 'text must be <= 512 bytes']];
+  const errors = [
+    ['EMPTY_TEXT', 'text must not be empty'],
+    ['TEXT_TOO_LONG', 'text must be <= 512 bytes'],
+  ];
   assert.deepEqual(out.errors, errors, label);
   assert.deepEqual(out.asyncErrors, errors, label);
 }
@@ -119,7 +143,8 @@ describe('dist/ (make package)', () => {
   before(() => {
     // This machine's install, and the Wasm package.
     app = installProject([], [tarball('qr-toolkit-wasm-')]);
-    for (const [platform, want] of Object.entries(NATIVE_PLATFORMS)) projects[platform] = installProject([`--cpu=${want.cpu}`, `--libc=${want.libc}`]);
+    for (const [platform, want] of Object.entries(NATIVE_PLATFORMS))
+      projects[platform] = installProject([`--cpu=${want.cpu}`, `--libc=${want.libc}`]);
     // How napi-rs documents installing the WASI build: its package's cpu is wasm32.
     projects['wasm32-wasi'] = installProject(['--cpu=wasm32']);
   });
@@ -128,19 +153,39 @@ describe('dist/ (make package)', () => {
   });
 
   it('installs both npm packages where no Rust toolchain is on PATH', () => {
-    assert.notEqual(spawnSync('sh', ['-c', 'command -v cargo || command -v rustc'], { env: ENV }).status, 0, 'no cargo or rustc on PATH');
-    const packed = (name) => fs.readdirSync(path.join(app, 'node_modules/@qr-toolkit', name), { recursive: true }).sort();
+    assert.notEqual(
+      spawnSync('sh', ['-c', 'command -v cargo || command -v rustc'], { env: ENV }).status,
+      0,
+      'no cargo or rustc on PATH',
+    );
+    const packed = (name) =>
+      fs.readdirSync(path.join(app, 'node_modules/@qr-toolkit', name), { recursive: true }).sort();
     // napi-rs's layout: the binary comes from the platform package, listed as optional.
     assert.ok(!packed('napi').some((f) => f.endsWith('.node')), 'no binary in the main package');
-    assert.deepEqual(packed('napi-linux-x64-gnu').filter((f) => f.endsWith('.node')), ['qr-napi.linux-x64-gnu.node']);
+    assert.deepEqual(
+      packed('napi-linux-x64-gnu').filter((f) => f.endsWith('.node')),
+      ['qr-napi.linux-x64-gnu.node'],
+    );
     const main = JSON.parse(fs.readFileSync(path.join(app, 'node_modules/@qr-toolkit/napi/package.json'), 'utf8'));
-    assert.deepEqual(Object.keys(main.optionalDependencies).sort(), PLATFORMS.map((p) => `@qr-toolkit/napi-${p}`).sort());
+    assert.deepEqual(
+      Object.keys(main.optionalDependencies).sort(),
+      PLATFORMS.map((p) => `@qr-toolkit/napi-${p}`).sort(),
+    );
     for (const f of ['index.js', 'index.mjs', 'index.d.ts', 'index.d.mts']) assert.ok(packed('napi').includes(f), f);
-    for (const f of ['node.mjs', 'node/qr_wasm.js', 'node/qr_wasm_bg.wasm', 'web/qr_wasm.js', 'web/qr_wasm_bg.wasm', 'web/package.json']) assert.ok(packed('wasm').includes(f), f);
+    for (const f of [
+      'node.mjs',
+      'node/qr_wasm.js',
+      'node/qr_wasm_bg.wasm',
+      'web/qr_wasm.js',
+      'web/qr_wasm_bg.wasm',
+      'web/package.json',
+    ])
+      assert.ok(packed('wasm').includes(f), f);
   });
 
   it('installs exactly the platform package that fits the machine, as npm picks optional dependencies', () => {
-    const installed = (dir) => fs.readdirSync(path.join(dir, 'node_modules/@qr-toolkit')).filter((name) => name.startsWith('napi-'));
+    const installed = (dir) =>
+      fs.readdirSync(path.join(dir, 'node_modules/@qr-toolkit')).filter((name) => name.startsWith('napi-'));
     assert.deepEqual(installed(app), ['napi-linux-x64-gnu']);
     for (const platform of PLATFORMS) assert.deepEqual(installed(projects[platform]), [`napi-${platform}`], platform);
   });
@@ -152,13 +197,22 @@ describe('dist/ (make package)', () => {
     const esm = `import { generateQrCodeSync, generateQrCode as napiAsync } from '@qr-toolkit/napi'; import { generateQrCode } from '@qr-toolkit/wasm';
       const t = ${JSON.stringify(TEXT)}; const a = await napiAsync(t);
       process.stdout.write(JSON.stringify([generateQrCodeSync(t), a, generateQrCode(t)].map((b) => Buffer.from(b).toString('base64'))));`;
-    for (const [kind, args] of [['cjs', ['-e', cjs]], ['esm', ['--input-type=module', '-e', esm]]]) {
+    for (const [kind, args] of [
+      ['cjs', ['-e', cjs]],
+      ['esm', ['--input-type=module', '-e', esm]],
+    ]) {
       const out = JSON.parse(execFileSync(process.execPath, args, { cwd: app, env: ENV, encoding: 'utf8' }));
       for (const b64 of out) assert.ok(Buffer.from(b64, 'base64').equals(expected), kind);
     }
     // The exports maps pick an entry per loader: ESM files for `import`, CommonJS for `require`.
     const resolved = (kind, name) =>
-      execFileSync(process.execPath, kind === 'esm' ? ['--input-type=module', '-e', `process.stdout.write(import.meta.resolve('${name}'))`] : ['-e', `process.stdout.write(require.resolve('${name}'))`], { cwd: app, encoding: 'utf8' });
+      execFileSync(
+        process.execPath,
+        kind === 'esm'
+          ? ['--input-type=module', '-e', `process.stdout.write(import.meta.resolve('${name}'))`]
+          : ['-e', `process.stdout.write(require.resolve('${name}'))`],
+        { cwd: app, encoding: 'utf8' },
+      );
     assert.match(resolved('esm', '@qr-toolkit/napi'), /@qr-toolkit\/napi\/index\.mjs$/);
     assert.match(resolved('cjs', '@qr-toolkit/napi'), /@qr-toolkit\/napi\/index\.js$/);
     assert.match(resolved('esm', '@qr-toolkit/wasm'), /@qr-toolkit\/wasm\/node\.mjs$/);
@@ -166,7 +220,11 @@ describe('dist/ (make package)', () => {
     assert.match(resolved('esm', '@qr-toolkit/wasm/web'), /@qr-toolkit\/wasm\/web\/qr_wasm\.js$/);
     assert.equal((await decodeQrPng(expected)).text, TEXT);
     // The web build in the package is the one the page serves (test/contract/browser.test.js runs it in Chromium).
-    assert.ok(fs.readFileSync(path.join(app, 'node_modules/@qr-toolkit/wasm/web/qr_wasm_bg.wasm')).equals(fs.readFileSync(path.join(ROOT, 'qr_wasm/pkg-web/qr_wasm_bg.wasm'))));
+    assert.ok(
+      fs
+        .readFileSync(path.join(app, 'node_modules/@qr-toolkit/wasm/web/qr_wasm_bg.wasm'))
+        .equals(fs.readFileSync(path.join(ROOT, 'qr_wasm/pkg-web/qr_wasm_bg.wasm'))),
+    );
   });
 
   it('runs the installed x64 glibc addon with the native bytes and errors, sync and async', () => {
@@ -191,7 +249,10 @@ describe('dist/ (make package)', () => {
   it('runs the musl addons under a musl node, x64 and (with qemu-user) arm64', () => {
     // napi-rs's loader tells musl from glibc by reading /usr/bin/ldd, which is
     // glibc's on this machine: the platform packages are loaded directly.
-    for (const [platform, command] of [['linux-x64-musl', MUSL_NODE.x64], ['linux-arm64-musl', MUSL_NODE.arm64]]) {
+    for (const [platform, command] of [
+      ['linux-x64-musl', MUSL_NODE.x64],
+      ['linux-arm64-musl', MUSL_NODE.arm64],
+    ]) {
       const out = runAddon(command, `@qr-toolkit/napi-${platform}`, projects[platform]);
       assert.equal(out.arch, NATIVE_PLATFORMS[platform].cpu, platform);
       assertSameAsNative(out, platform);
@@ -200,7 +261,11 @@ describe('dist/ (make package)', () => {
 
   it('runs the arm64 glibc addon under qemu-user with an arm64 node, through the main package', () => {
     // Debian's nodejs:arm64, unpacked by scripts/setup.sh; qemu-aarch64 -L maps its libraries.
-    const out = runAddon(['qemu-aarch64', '-L', ARM64_ROOT, path.join(ARM64_ROOT, 'usr/bin/node')], '@qr-toolkit/napi', projects['linux-arm64-gnu']);
+    const out = runAddon(
+      ['qemu-aarch64', '-L', ARM64_ROOT, path.join(ARM64_ROOT, 'usr/bin/node')],
+      '@qr-toolkit/napi',
+      projects['linux-arm64-gnu'],
+    );
     assert.deepEqual([out.arch, out.target], ['arm64', 'native']);
     assertSameAsNative(out, 'linux-arm64-gnu');
   });
@@ -209,8 +274,16 @@ describe('dist/ (make package)', () => {
     const bare = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-dist-bare-'));
     try {
       fs.writeFileSync(path.join(bare, 'package.json'), '{ "name": "bare", "private": true }');
-      execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', tarball('qr-toolkit-napi-0')], { cwd: bare, env: ENV, stdio: 'pipe' });
-      const load = spawnSync(process.execPath, ['-e', "require('@qr-toolkit/napi')"], { cwd: bare, env: ENV, encoding: 'utf8' });
+      execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', tarball('qr-toolkit-napi-0')], {
+        cwd: bare,
+        env: ENV,
+        stdio: 'pipe',
+      });
+      const load = spawnSync(process.execPath, ['-e', "require('@qr-toolkit/napi')"], {
+        cwd: bare,
+        env: ENV,
+        encoding: 'utf8',
+      });
       assert.notEqual(load.status, 0);
       assert.match(load.stderr, /Cannot find native binding/);
     } finally {
@@ -234,32 +307,55 @@ describe('dist/ (make package)', () => {
       assert.match(symbols, /\bFUNC\s+GLOBAL\s+DEFAULT\s+\d+ napi_register_module_v1$/m, platform);
       // Linked against glibc 2.17's symbols (zig, `.2.17`): it loads on any
       // glibc from 2.17 on. Weak symbols newer than that are looked up at run time.
-      const required = [...symbols.matchAll(/^\s*\d+:.*\bGLOBAL\s+DEFAULT\s+UND\s+\S+@GLIBC_([\d.]+)/gm)].map((m) => m[1]);
-      if (want.libc === 'glibc') assert.ok(required.length > 0 && required.every((v) => versionAtMost(v, '2.17')), `${platform} needs glibc ${required.filter((v) => !versionAtMost(v, '2.17'))}`);
+      const required = [...symbols.matchAll(/^\s*\d+:.*\bGLOBAL\s+DEFAULT\s+UND\s+\S+@GLIBC_([\d.]+)/gm)].map(
+        (m) => m[1],
+      );
+      if (want.libc === 'glibc')
+        assert.ok(
+          required.length > 0 && required.every((v) => versionAtMost(v, '2.17')),
+          `${platform} needs glibc ${required.filter((v) => !versionAtMost(v, '2.17'))}`,
+        );
     }
   });
 
   it('types both packages for a TypeScript consumer, ESM and CJS, and catches a wrong call', () => {
     const tsconfig = {
-      compilerOptions: { module: 'node16', moduleResolution: 'node16', target: 'es2022', strict: true, noEmit: true, types: ['node'], typeRoots: [path.join(ROOT, 'node_modules/@types')] },
+      compilerOptions: {
+        module: 'node16',
+        moduleResolution: 'node16',
+        target: 'es2022',
+        strict: true,
+        noEmit: true,
+        types: ['node'],
+        typeRoots: [path.join(ROOT, 'node_modules/@types')],
+      },
       include: ['*.mts', '*.cts'],
     };
     fs.writeFileSync(path.join(app, 'tsconfig.json'), JSON.stringify(tsconfig));
-    fs.writeFileSync(path.join(app, 'consumer.mts'), `import { generateQrCode, generateQrCodeSync } from '@qr-toolkit/napi';
+    fs.writeFileSync(
+      path.join(app, 'consumer.mts'),
+      `import { generateQrCode, generateQrCodeSync } from '@qr-toolkit/napi';
 import { generateQrCode as inWasm } from '@qr-toolkit/wasm';
 const sync: Buffer = generateQrCodeSync('a');
 const later: Promise<Buffer> = generateQrCode('b', AbortSignal.timeout(1000));
 const fromWasm: Uint8Array = inWasm('c');
 export { sync, later, fromWasm };
-`);
-    fs.writeFileSync(path.join(app, 'consumer.cts'), `import napi = require('@qr-toolkit/napi');
+`,
+    );
+    fs.writeFileSync(
+      path.join(app, 'consumer.cts'),
+      `import napi = require('@qr-toolkit/napi');
 import wasm = require('@qr-toolkit/wasm');
 export const png: Buffer = napi.generateQrCodeSync('a');
 export const raw: Uint8Array = wasm.generateQrCode('b');
-`);
+`,
+    );
     const ok = spawnSync(process.execPath, [TSC, '-p', app], { encoding: 'utf8' });
     assert.equal(ok.status, 0, ok.stdout);
-    fs.writeFileSync(path.join(app, 'wrong.mts'), "import { generateQrCodeSync } from '@qr-toolkit/napi';\nexport const png: string = generateQrCodeSync(42);\n");
+    fs.writeFileSync(
+      path.join(app, 'wrong.mts'),
+      "import { generateQrCodeSync } from '@qr-toolkit/napi';\nexport const png: string = generateQrCodeSync(42);\n",
+    );
     const wrong = spawnSync(process.execPath, [TSC, '-p', app], { encoding: 'utf8' });
     fs.rmSync(path.join(app, 'wrong.mts'));
     assert.notEqual(wrong.status, 0);
@@ -272,7 +368,9 @@ export const raw: Uint8Array = wasm.generateQrCode('b');
       const ldd = spawnSync('ldd', [file], { encoding: 'utf8' });
       assert.match(ldd.stdout + ldd.stderr, /statically linked|not a dynamic executable/, `${bin}: ${ldd.stdout}`);
     }
-    assert.ok(execFileSync(path.join(DIST, `qr_cli-${MUSL}`), ['-'], { input: TEXT }).equals(addon.generateQrCodeSync(TEXT)));
+    assert.ok(
+      execFileSync(path.join(DIST, `qr_cli-${MUSL}`), ['-'], { input: TEXT }).equals(addon.generateQrCodeSync(TEXT)),
+    );
     const server = await startServer(path.join(DIST, `qr_server-${MUSL}`), ['--port', '0']);
     try {
       const res = await get(server.url, qrcodePath(TEXT));
@@ -288,9 +386,15 @@ export const raw: Uint8Array = wasm.generateQrCode('b');
     try {
       for (const crate of ['qr_cli', 'qr_server']) {
         // The workspace's target directory: what `make build` compiled is reused.
-        execFileSync('cargo', ['install', '--quiet', '--locked', '--path', crate, '--root', root], { cwd: ROOT, env: { ...process.env, CARGO_TARGET_DIR: path.join(ROOT, 'target') }, stdio: 'pipe' });
+        execFileSync('cargo', ['install', '--quiet', '--locked', '--path', crate, '--root', root], {
+          cwd: ROOT,
+          env: { ...process.env, CARGO_TARGET_DIR: path.join(ROOT, 'target') },
+          stdio: 'pipe',
+        });
       }
-      assert.ok(execFileSync(path.join(root, 'bin/qr_cli'), ['-'], { input: TEXT }).equals(addon.generateQrCodeSync(TEXT)));
+      assert.ok(
+        execFileSync(path.join(root, 'bin/qr_cli'), ['-'], { input: TEXT }).equals(addon.generateQrCodeSync(TEXT)),
+      );
       assert.match(execFileSync(path.join(root, 'bin/qr_server'), ['--help'], { encoding: 'utf8' }), /--port/);
     } finally {
       fs.rmSync(root, { recursive: true, force: true });

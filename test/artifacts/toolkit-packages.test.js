@@ -15,7 +15,9 @@ const { ROOT } = require('../helpers/servers');
 
 const DIST = path.join(ROOT, 'dist');
 const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
-const PATH_WITHOUT_RUST = process.env.PATH.split(':').filter((dir) => !['cargo', 'rustc', 'rustup'].some((t) => fs.existsSync(path.join(dir, t)))).join(':');
+const PATH_WITHOUT_RUST = process.env.PATH.split(':')
+  .filter((dir) => !['cargo', 'rustc', 'rustup'].some((t) => fs.existsSync(path.join(dir, t))))
+  .join(':');
 const ENV = { ...process.env, PATH: PATH_WITHOUT_RUST };
 const PACKAGES = ['tier-adapters', 'tier-bench', 'create-rust-ladder'];
 
@@ -32,23 +34,41 @@ describe('dist/: the toolkit packages', () => {
     app = fs.mkdtempSync(path.join(os.tmpdir(), 'toolkit-app-'));
     fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', private: true }));
     // pino and prom-client: the optional peers of tier-adapters/log and /prometheus.
-    const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...PACKAGES.map(tarball), 'pino@10', 'prom-client@15'], { cwd: app, env: ENV, encoding: 'utf8' });
+    const install = spawnSync(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--prefer-offline', ...PACKAGES.map(tarball), 'pino@10', 'prom-client@15'],
+      { cwd: app, env: ENV, encoding: 'utf8' },
+    );
     assert.equal(install.status, 0, install.stderr);
   });
   after(() => fs.rmSync(app, { recursive: true, force: true }));
 
   it('installs with no Rust toolchain on PATH, each with its README, types and nothing but its `files`', () => {
-    assert.notEqual(spawnSync('sh', ['-c', 'command -v cargo || command -v rustc'], { env: ENV }).status, 0, 'no cargo or rustc on PATH');
-    const files = (name) => fs.readdirSync(path.join(app, 'node_modules', name), { recursive: true }).filter((f) => !f.startsWith('node_modules'));
+    assert.notEqual(
+      spawnSync('sh', ['-c', 'command -v cargo || command -v rustc'], { env: ENV }).status,
+      0,
+      'no cargo or rustc on PATH',
+    );
+    const files = (name) =>
+      fs
+        .readdirSync(path.join(app, 'node_modules', name), { recursive: true })
+        .filter((f) => !f.startsWith('node_modules'));
     for (const name of PACKAGES) assert.ok(files(name).includes('README.md'), name);
     assert.ok(files('tier-adapters').includes('http-server.js'));
     assert.ok(!files('tier-adapters').some((f) => f.startsWith('test')), 'no tests in tier-adapters');
-    assert.ok(!files('tier-bench').some((f) => f.startsWith('config') || f.startsWith('results') || f.startsWith('reference')), 'nothing of the QR benchmark in tier-bench');
+    assert.ok(
+      !files('tier-bench').some((f) => f.startsWith('config') || f.startsWith('results') || f.startsWith('reference')),
+      'nothing of the QR benchmark in tier-bench',
+    );
     assert.ok(files('create-rust-ladder').includes(path.join('template', 'ladder', '_gitignore')));
     // Nothing QR in the generic packages.
     for (const name of ['tier-adapters', 'tier-bench']) {
       for (const f of files(name).filter((f) => f.endsWith('.js') || f.endsWith('.d.ts'))) {
-        assert.doesNotMatch(fs.readFileSync(path.join(app, 'node_modules', name, f), 'utf8'), /qr_|qrcode|QR code|QR-code/i, `${name}/${f}`);
+        assert.doesNotMatch(
+          fs.readFileSync(path.join(app, 'node_modules', name, f), 'utf8'),
+          /qr_|qrcode|QR code|QR-code/i,
+          `${name}/${f}`,
+        );
       }
     }
   });
@@ -56,10 +76,26 @@ describe('dist/: the toolkit packages', () => {
   it('loads from CommonJS and ESM with the same exports, one implementation', () => {
     for (const name of ['tier-adapters', 'tier-adapters/log', 'tier-adapters/prometheus', 'tier-bench']) {
       const cjs = JSON.parse(node(['-p', `JSON.stringify(Object.keys(require('${name}')).sort())`], app));
-      const esm = JSON.parse(node(['--input-type=module', '-e', `import * as m from '${name}'; process.stdout.write(JSON.stringify(Object.keys(m).sort()))`], app));
+      const esm = JSON.parse(
+        node(
+          [
+            '--input-type=module',
+            '-e',
+            `import * as m from '${name}'; process.stdout.write(JSON.stringify(Object.keys(m).sort()))`,
+          ],
+          app,
+        ),
+      );
       assert.deepEqual(esm, cjs, name);
     }
-    const same = node(['--input-type=module', '-e', "import { TierError } from 'tier-adapters'; import { createRequire } from 'node:module'; const cjs = createRequire(import.meta.url)('tier-adapters'); process.stdout.write(String(new cjs.TierError('X', 'y') instanceof TierError))"], app);
+    const same = node(
+      [
+        '--input-type=module',
+        '-e',
+        "import { TierError } from 'tier-adapters'; import { createRequire } from 'node:module'; const cjs = createRequire(import.meta.url)('tier-adapters'); process.stdout.write(String(new cjs.TierError('X', 'y') instanceof TierError))",
+      ],
+      app,
+    );
     assert.equal(same, 'true');
   });
 
@@ -99,9 +135,15 @@ describe('dist/: the toolkit packages', () => {
       registry.metrics().then((text) => process.stderr.write(text));`;
     const run = spawnSync(process.execPath, ['-e', script], { cwd: app, env: ENV, encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);
-    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.equal(lines.length, 20, 'at most 20 refusal lines a second');
-    assert.deepEqual([lines[0].level, lines[0].event, lines[0].reason, lines[0].message], ['WARN', 'refused', 'queue_full', 'refused (queue_full)']);
+    assert.deepEqual(
+      [lines[0].level, lines[0].event, lines[0].reason, lines[0].message],
+      ['WARN', 'refused', 'queue_full', 'refused (queue_full)'],
+    );
     assert.ok(!Number.isNaN(Date.parse(lines[0].timestamp)), lines[0].timestamp);
     assert.match(run.stderr, /^http_requests_total\{route="\/x",status="200",tier="js"\} 1$/m);
     assert.match(run.stderr, /^http_request_duration_seconds_bucket\{le="0.1",route="\/x",tier="js"\} 1$/m);
@@ -109,11 +151,21 @@ describe('dist/: the toolkit packages', () => {
 
   it('types both libraries for a TypeScript consumer, ESM and CJS, and catches a wrong call', () => {
     const tsconfig = {
-      compilerOptions: { module: 'node16', moduleResolution: 'node16', target: 'es2022', strict: true, noEmit: true, types: ['node'], typeRoots: [path.join(ROOT, 'node_modules/@types')] },
+      compilerOptions: {
+        module: 'node16',
+        moduleResolution: 'node16',
+        target: 'es2022',
+        strict: true,
+        noEmit: true,
+        types: ['node'],
+        typeRoots: [path.join(ROOT, 'node_modules/@types')],
+      },
       include: ['*.mts', '*.cts'],
     };
     fs.writeFileSync(path.join(app, 'tsconfig.json'), JSON.stringify(tsconfig));
-    fs.writeFileSync(path.join(app, 'consumer.mts'), `import { createEventLoopTier, createThreadPoolTier, createHttpServer, TierError, type Tier } from 'tier-adapters';
+    fs.writeFileSync(
+      path.join(app, 'consumer.mts'),
+      `import { createEventLoopTier, createThreadPoolTier, createHttpServer, TierError, type Tier } from 'tier-adapters';
 import { defineConfig, type BenchConfig } from 'tier-bench';
 import { createLog } from 'tier-adapters/log';
 import { createRequestMetrics, clusterMetricsClient } from 'tier-adapters/prometheus';
@@ -132,15 +184,22 @@ recorder.tier = 'napi';
 recorder.record('/x', 200, 0.01);
 const scrape: () => Promise<string> = clusterMetricsClient(new Registry());
 export { n, b, server, shutdown, err, config, id, scrape };
-`);
-    fs.writeFileSync(path.join(app, 'consumer.cts'), `import adapters = require('tier-adapters');
+`,
+    );
+    fs.writeFileSync(
+      path.join(app, 'consumer.cts'),
+      `import adapters = require('tier-adapters');
 import bench = require('tier-bench');
 export const cap: number = adapters.connectionCap(4096, adapters.openFileLimit());
 export const start: Promise<bench.StartedServer> = bench.startTier('js', { config: bench.loadConfig('bench.config.js') });
-`);
+`,
+    );
     const ok = spawnSync(process.execPath, [TSC, '-p', app], { encoding: 'utf8' });
     assert.equal(ok.status, 0, ok.stdout);
-    fs.writeFileSync(path.join(app, 'wrong.mts'), "import { createThreadPoolTier } from 'tier-adapters';\nexport const t = createThreadPoolTier(async (s: string) => s, { maxQueue: 1 });\n");
+    fs.writeFileSync(
+      path.join(app, 'wrong.mts'),
+      "import { createThreadPoolTier } from 'tier-adapters';\nexport const t = createThreadPoolTier(async (s: string) => s, { maxQueue: 1 });\n",
+    );
     const wrong = spawnSync(process.execPath, [TSC, '-p', app], { encoding: 'utf8' });
     fs.rmSync(path.join(app, 'wrong.mts'));
     assert.notEqual(wrong.status, 0);
@@ -148,7 +207,8 @@ export const start: Promise<bench.StartedServer> = bench.startTier('js', { confi
   });
 
   it('runs the commands: tier-bench, tier-bench-compare and create-rust-ladder (which needs no Rust to generate)', () => {
-    const bin = (name, ...args) => spawnSync(path.join(app, 'node_modules/.bin', name), args, { cwd: app, env: ENV, encoding: 'utf8' });
+    const bin = (name, ...args) =>
+      spawnSync(path.join(app, 'node_modules/.bin', name), args, { cwd: app, env: ENV, encoding: 'utf8' });
     const help = bin('tier-bench', '--help');
     assert.equal(help.status, 0, help.stderr);
     assert.match(help.stdout, /^Usage: tier-bench/);

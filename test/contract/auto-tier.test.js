@@ -34,25 +34,41 @@ const CASES = [
     hidden: 'the .node (broken, so napi-rs loads its WASI build)',
     env: broken(),
     runs: 'wasm',
-    because: /napi unavailable: qr_napi addon .*qr-napi\.node \(NAPI_RS_NATIVE_LIBRARY_PATH\) cannot be loaded, only its wasm32-wasi build/,
+    because:
+      /napi unavailable: qr_napi addon .*qr-napi\.node \(NAPI_RS_NATIVE_LIBRARY_PATH\) cannot be loaded, only its wasm32-wasi build/,
   },
-  { hidden: 'the .node and the .wasm', env: { ...NO_NODE, ...noWasm() }, runs: 'js', because: /napi unavailable.*; wasm unavailable: .*qr_wasm\.js not found/ },
+  {
+    hidden: 'the .node and the .wasm',
+    env: { ...NO_NODE, ...noWasm() },
+    runs: 'js',
+    because: /napi unavailable.*; wasm unavailable: .*qr_wasm\.js not found/,
+  },
 ];
 
 describe('tier auto', () => {
-  after(() => made.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
+  after(() => {
+    for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+  });
   it('has the WASI build of the addon to fall back on (make package)', () => {
     assert.ok(fs.existsSync(path.join(ROOT, 'qr_napi/qr-napi.wasm32-wasi.wasm')), 'run `make package`');
   });
 
   for (const { hidden, env, runs, because } of CASES) {
     it(`runs ${runs} with ${hidden} hidden, says why, and serves`, async () => {
-      const server = await startServer(process.execPath, [path.join(ROOT, 'node-server/server.js'), '--tier', 'auto', '--port', '0'], { env });
+      const server = await startServer(
+        process.execPath,
+        [path.join(ROOT, 'node-server/server.js'), '--tier', 'auto', '--port', '0'],
+        { env },
+      );
       try {
         const health = JSON.parse((await get(server.url, '/healthz')).body);
         assert.equal(health.tier, runs);
         // The server's log is JSON lines (docs/operations.md, "Logs").
-        const [line] = server.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l).message)
+        const [line] = server
+          .output()
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l).message)
           .filter((message) => message.startsWith('node-server: tier auto runs'));
         assert.ok(line?.startsWith(`node-server: tier auto runs ${runs}`), server.output());
         if (because) assert.match(line, because);

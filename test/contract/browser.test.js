@@ -15,23 +15,31 @@ const { get, qrcodePath } = require('../helpers/http');
 const { decodeQrPng } = require('../helpers/decode');
 
 const OUT = path.join(ROOT, 'test/out');
-const CHROMIUM = process.env.CHROMIUM_BIN || execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim();
+const CHROMIUM =
+  process.env.CHROMIUM_BIN ||
+  execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim();
 
 /** The bytes behind an <img>'s (blob:) URL, read in the page as a user's "save image" would. */
 const imageBytes = (page, selector) =>
-  page.$eval(selector, async (img) => {
-    const bytes = new Uint8Array(await (await fetch(img.src)).arrayBuffer());
-    let binary = '';
-    for (const b of bytes) binary += String.fromCharCode(b);
-    return btoa(binary);
-  }).then((b64) => Buffer.from(b64, 'base64'));
+  page
+    .$eval(selector, async (img) => {
+      const bytes = new Uint8Array(await (await fetch(img.src)).arrayBuffer());
+      let binary = '';
+      for (const b of bytes) binary += String.fromCharCode(b);
+      return btoa(binary);
+    })
+    .then((b64) => Buffer.from(b64, 'base64'));
 
 describe('the page, in Chromium', () => {
   let server;
   let browser;
   before(async () => {
     server = await startTier('napi');
-    browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+    browser = await puppeteer.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu'],
+    });
   });
   after(async () => {
     await browser?.close();
@@ -51,7 +59,11 @@ describe('the page, in Chromium', () => {
         await page.waitForFunction(() => document.querySelector('#tier').textContent !== '?', { timeout: 10_000 });
         assert.equal(await page.$eval('#tier', (el) => el.textContent), 'napi');
         await page.type('#text', text);
-        await page.waitForFunction((t) => document.querySelector('#encoded').textContent === t, { timeout: 10_000 }, text);
+        await page.waitForFunction(
+          (t) => document.querySelector('#encoded').textContent === t,
+          { timeout: 10_000 },
+          text,
+        );
         const inBrowser = await imageBytes(page, '#browser-png');
         const fromServer = (await get(server.url, qrcodePath(text))).body;
         assert.equal((await decodeQrPng(inBrowser)).text, text);
@@ -77,7 +89,9 @@ describe('the page, in Chromium', () => {
         el.value = '€'.repeat(200);
         el.dispatchEvent(new Event('input'));
       });
-      await page.waitForFunction(() => document.querySelector('#error').textContent.includes('server:'), { timeout: 10_000 });
+      await page.waitForFunction(() => document.querySelector('#error').textContent.includes('server:'), {
+        timeout: 10_000,
+      });
       assert.equal(
         await page.$eval('#error', (el) => el.textContent),
         'in this page: TEXT_TOO_LONG text must be <= 512 bytes; server: 400 text must be <= 512 bytes',

@@ -23,7 +23,10 @@ function exchange(url, bytes) {
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), hostname);
     const chunks = [];
-    const timer = setTimeout(() => (socket.destroy(), reject(new Error('no answer in 10 s'))), 10_000);
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error('no answer in 10 s'));
+    }, 10_000);
     socket.on('data', (c) => chunks.push(c));
     socket.on('error', () => {}); // a reset after the answer: what was read counts
     socket.on('close', () => {
@@ -115,9 +118,16 @@ async function assertSame(subject, reference, what, { samePng = true } = {}) {
   assert.equal(subject.status, reference.status, `${what}: status`);
   assert.equal(subject.type, reference.type, `${what}: Content-Type`);
   if (samePng || reference.type !== 'image/png') {
-    assert.ok(subject.body.equals(reference.body), `${what}: body ${JSON.stringify(subject.body.toString('latin1').slice(0, 80))} against ${JSON.stringify(reference.body.toString('latin1').slice(0, 80))}`);
+    assert.ok(
+      subject.body.equals(reference.body),
+      `${what}: body ${JSON.stringify(subject.body.toString('latin1').slice(0, 80))} against ${JSON.stringify(reference.body.toString('latin1').slice(0, 80))}`,
+    );
   } else if (reference.body.length) {
-    assert.equal((await decodeQrPng(subject.body)).text, (await decodeQrPng(reference.body)).text, `${what}: the decoded text`);
+    assert.equal(
+      (await decodeQrPng(subject.body)).text,
+      (await decodeQrPng(reference.body)).text,
+      `${what}: the decoded text`,
+    );
   }
 }
 
@@ -136,11 +146,89 @@ function random(seed) {
 // Pieces a target is made of: mostly what a query holds, often a `text=`,
 // and the grammar's edges more often than chance would bring them.
 // (Not /healthz: its body names the server.)
-const PATHS = ['/qrcode', '/qrcode', '/qrcode', '/qrcode', '/qrcode', '/qrcode', '/qrcode/', '/QRCODE', '/qrcod', '/qrcode/x', '/x', '//qrcode', '/qrcode%2f', '/qrcode"', '/qrcode`'];
-const PLAIN = ['a', 'b', 'z', 'A', 'Q', '0', '9', '-', '_', '.', '~', '+', '%20', '%41', '%c3%a9', '%E2%82%AC', '%F0%9F%A6%80', '!', '$', "'", '(', ')', '*', ',', ';', ':', '@', '/', '?'];
+const PATHS = [
+  '/qrcode',
+  '/qrcode',
+  '/qrcode',
+  '/qrcode',
+  '/qrcode',
+  '/qrcode',
+  '/qrcode/',
+  '/QRCODE',
+  '/qrcod',
+  '/qrcode/x',
+  '/x',
+  '//qrcode',
+  '/qrcode%2f',
+  '/qrcode"',
+  '/qrcode`',
+];
+const PLAIN = [
+  'a',
+  'b',
+  'z',
+  'A',
+  'Q',
+  '0',
+  '9',
+  '-',
+  '_',
+  '.',
+  '~',
+  '+',
+  '%20',
+  '%41',
+  '%c3%a9',
+  '%E2%82%AC',
+  '%F0%9F%A6%80',
+  '!',
+  '$',
+  "'",
+  '(',
+  ')',
+  '*',
+  ',',
+  ';',
+  ':',
+  '@',
+  '/',
+  '?',
+];
 const EDGES = [
-  'text', 'text=', '=', '&', '&text=', '%', '%2', '%23', '%2B', '%26', '%3D', '%5B', '%5D', '%FF', '%C3', '%ED%A0%80', '%00', '%0', '%g1',
-  '#', '[', ']', '[]', 'text[', ' ', '"', '<', '>', '`', '{', '}', '|', '\\', '^',
+  'text',
+  'text=',
+  '=',
+  '&',
+  '&text=',
+  '%',
+  '%2',
+  '%23',
+  '%2B',
+  '%26',
+  '%3D',
+  '%5B',
+  '%5D',
+  '%FF',
+  '%C3',
+  '%ED%A0%80',
+  '%00',
+  '%0',
+  '%g1',
+  '#',
+  '[',
+  ']',
+  '[]',
+  'text[',
+  ' ',
+  '"',
+  '<',
+  '>',
+  '`',
+  '{',
+  '}',
+  '|',
+  '\\',
+  '^',
 ];
 const RAW = ['\u00e9', '\u20ac', '\u{1f980}'];
 const BYTES = [0x00, 0x01, 0x09, 0x7f, 0x80, 0xa0, 0xff];
@@ -161,7 +249,8 @@ function randomTarget(next) {
   // after a `#`, which hyper drops unseen and Node refuses. Sent encoded.
   const target = pieces.join('');
   const hash = target.indexOf('#');
-  const fragment = hash === -1 ? '' : target.slice(hash).replace(/[\x80-\xff]/g, (c) => `%${c.charCodeAt(0).toString(16)}`);
+  const fragment =
+    hash === -1 ? '' : target.slice(hash).replace(/[\x80-\xff]/g, (c) => `%${c.charCodeAt(0).toString(16)}`);
   return Buffer.from((hash === -1 ? target : target.slice(0, hash)) + fragment, 'latin1');
 }
 
@@ -180,7 +269,8 @@ describe('node-server and qr_server answer the same request bytes alike', () => 
       try {
         for (const [method, target, options] of CASES) {
           const bytes = request(method, target, options);
-          const what = JSON.stringify(bytes.toString('latin1').split('\r\n')[0]) + (options ? ` ${JSON.stringify(options)}` : '');
+          const what =
+            JSON.stringify(bytes.toString('latin1').split('\r\n')[0]) + (options ? ` ${JSON.stringify(options)}` : '');
           const [subject, expected] = await Promise.all([exchange(server.url, bytes), exchange(reference.url, bytes)]);
           await assertSame(subject, expected, what, { samePng: RUST_TIERS.includes(tier) });
         }
@@ -193,7 +283,9 @@ describe('node-server and qr_server answer the same request bytes alike', () => 
   it(`${RANDOM_TARGETS} random request targets, tier napi (seed ${SEED})`, async () => {
     const server = await startTier('napi');
     const next = random(SEED);
-    const requests = Array.from({ length: RANDOM_TARGETS }, () => request(next() < 0.9 ? 'GET' : 'HEAD', randomTarget(next)));
+    const requests = Array.from({ length: RANDOM_TARGETS }, () =>
+      request(next() < 0.9 ? 'GET' : 'HEAD', randomTarget(next)),
+    );
     const statuses = new Map();
     try {
       let index = 0;
@@ -210,8 +302,11 @@ describe('node-server and qr_server answer the same request bytes alike', () => 
     } finally {
       assert.equal(await server.stop(), 0);
     }
-    console.log(`# differential, seed ${SEED}: ${RANDOM_TARGETS} targets, statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`);
+    console.log(
+      `# differential, seed ${SEED}: ${RANDOM_TARGETS} targets, statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`,
+    );
     // The mix must reach both sides of the grammar.
-    for (const status of [200, 400, 404]) assert.ok(statuses.get(status) > RANDOM_TARGETS / 50, `few ${status}s: ${statuses.get(status)}`);
+    for (const status of [200, 400, 404])
+      assert.ok(statuses.get(status) > RANDOM_TARGETS / 50, `few ${status}s: ${statuses.get(status)}`);
   });
 });

@@ -36,16 +36,18 @@ describe('qr_ffi through node:ffi', { skip: NO_NODE_FFI }, () => {
   // Loaded here, not at the top: node:ffi does not exist on the other Node lines.
   const load = (file) => require('../../node-server/lib/qr-ffi').loadQrFfi(file);
 
-  it('returns the napi addon\'s bytes', () => {
+  it("returns the napi addon's bytes", () => {
     const generateQrCode = load(SHIPPED);
     for (const text of TEXTS) assert.ok(generateQrCode(text).equals(addon.generateQrCodeSync(text)), text);
   });
 
-  it('throws the core\'s errors, with their code and message', () => {
+  it("throws the core's errors, with their code and message", () => {
     const generateQrCode = load(SHIPPED);
     for (const [text, code, message] of ERRORS) {
-      assert.throws(() => generateQrCode(text), (err) => err instanceof Error && err.code === code
-        && err.message === message);
+      assert.throws(
+        () => generateQrCode(text),
+        (err) => err instanceof Error && err.code === code && err.message === message,
+      );
     }
   });
 
@@ -71,8 +73,16 @@ describe('qr_ffi through node:ffi', { skip: NO_NODE_FFI }, () => {
   it('frees every result: 100,000 calls leave the heap where it was', () => {
     const generateQrCode = load(SHIPPED);
     // Every other call an error: its message is a buffer of the library's too.
-    const call = (text) => { try { generateQrCode(text); } catch { /* the message was copied out */ } };
-    const run = (n) => { for (let i = 0; i < n; i++) call(i % 2 ? `leak check ${i}` : ''); };
+    const call = (text) => {
+      try {
+        generateQrCode(text);
+      } catch {
+        /* the message was copied out */
+      }
+    };
+    const run = (n) => {
+      for (let i = 0; i < n; i++) call(i % 2 ? `leak check ${i}` : '');
+    };
     run(10_000);
     globalThis.gc?.();
     const before = process.memoryUsage.rss();
@@ -106,7 +116,7 @@ for (const runtime of RUNTIMES) {
       return JSON.parse(stdout);
     };
 
-    it('returns the napi addon\'s bytes and the core\'s errors', () => {
+    it("returns the napi addon's bytes and the core's errors", () => {
       const results = run(SHIPPED, [...TEXTS, ...ERRORS.map(([text]) => text)]);
       TEXTS.forEach((text, i) => {
         assert.equal(results[i].png, addon.generateQrCodeSync(text).toString('base64'), text);

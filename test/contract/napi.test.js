@@ -34,8 +34,14 @@ describe('qr_napi addon', () => {
       ['€'.repeat(171), 'TEXT_TOO_LONG', 'text must be <= 512 bytes'],
     ];
     for (const [text, code, message] of cases) {
-      assert.throws(() => addon.generateQrCodeSync(text), (err) => err instanceof Error && err.code === code && err.message === message);
-      await assert.rejects(addon.generateQrCode(text), (err) => err instanceof Error && err.code === code && err.message === message);
+      assert.throws(
+        () => addon.generateQrCodeSync(text),
+        (err) => err instanceof Error && err.code === code && err.message === message,
+      );
+      await assert.rejects(
+        addon.generateQrCode(text),
+        (err) => err instanceof Error && err.code === code && err.message === message,
+      );
     }
     assert.throws(() => addon.generateQrCodeSync(42), { code: 'StringExpected' });
   });
@@ -53,13 +59,19 @@ describe('qr_napi addon', () => {
         out.push((await addon.generateQrCode('still alive')).length > 0);
         console.log(JSON.stringify(out));
       });`;
-    const { status, stdout } = spawnSync(process.execPath, ['-e', script], { cwd: ROOT, env: { ...process.env, RUST_BACKTRACE: '0' } });
+    const { status, stdout } = spawnSync(process.execPath, ['-e', script], {
+      cwd: ROOT,
+      env: { ...process.env, RUST_BACKTRACE: '0' },
+    });
     assert.equal(status, 0);
     assert.deepEqual(JSON.parse(stdout), ['PANIC', 'qr_napi panicked: test-only panic', 'PANIC', true]);
   });
 
   it('ships no test hook: PANIC_TEXT is just a text', async () => {
-    assert.deepEqual(Object.keys(addon).filter((k) => /test/i.test(k)), []);
+    assert.deepEqual(
+      Object.keys(addon).filter((k) => /test/i.test(k)),
+      [],
+    );
     assert.equal((await decodeQrPng(addon.generateQrCodeSync(PANIC_TEXT))).text, PANIC_TEXT);
     assert.doesNotMatch(fs.readFileSync(path.join(ROOT, 'qr_napi/index.d.ts'), 'utf8'), /Testing/);
   });
@@ -84,7 +96,9 @@ describe('qr_napi addon', () => {
       clearInterval(timer);
       return ticks;
     };
-    const asyncTicks = await ticksDuring(() => Promise.all(Array.from({ length: 200 }, () => addon.generateQrCode(text))));
+    const asyncTicks = await ticksDuring(() =>
+      Promise.all(Array.from({ length: 200 }, () => addon.generateQrCode(text))),
+    );
     const syncTicks = await ticksDuring(async () => {
       for (let i = 0; i < 200; i++) addon.generateQrCodeSync(text);
     });
@@ -95,7 +109,15 @@ describe('qr_napi addon', () => {
   it('packs as napi-rs main packages do: the loaders and types, no binary', () => {
     // The binaries ship in the npm/<platform> packages (scripts/package.sh);
     // test/artifacts/package.test.js installs and runs all of them.
-    const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--dry-run'], { cwd: path.join(ROOT, 'qr_napi'), encoding: 'utf8' }));
-    assert.deepEqual(packed[0].files.map((f) => f.path).sort(), ['index.d.mts', 'index.d.ts', 'index.js', 'index.mjs', 'package.json']);
+    const packed = JSON.parse(
+      execFileSync('npm', ['pack', '--json', '--dry-run'], { cwd: path.join(ROOT, 'qr_napi'), encoding: 'utf8' }),
+    );
+    assert.deepEqual(packed[0].files.map((f) => f.path).sort(), [
+      'index.d.mts',
+      'index.d.ts',
+      'index.js',
+      'index.mjs',
+      'package.json',
+    ]);
   });
 });

@@ -28,7 +28,10 @@ for (const name of ['wasm', 'wasm-raw']) {
       // The testing build (scripts/build-testing.sh) panics, so traps, on PANIC_TEXT.
       process.env.QR_WASM_DIR = TESTING_ENV.QR_WASM_DIR;
       const tier = await createTier();
-      const err = await tier.run(PANIC_TEXT).then(() => null, (e) => e);
+      const err = await tier.run(PANIC_TEXT).then(
+        () => null,
+        (e) => e,
+      );
       assert.equal(err?.code, 'WASM_TRAP');
       assert.deepEqual(httpResponseFor(err), [500, 'failed generating qr code', {}]);
       const png = await tier.run('after the trap');
@@ -57,7 +60,10 @@ describe('the shipped Wasm modules', () => {
     const raw = new WebAssembly.Module(fs.readFileSync(path.join(ROOT, 'qr_wasm/pkg-raw/qr_wasm_raw.wasm')));
     const names = WebAssembly.Module.exports(raw).map((e) => e.name);
     for (const name of ['memory', 'qr_alloc', 'qr_free', 'qr_generate']) assert.ok(names.includes(name), name);
-    assert.deepEqual(names.filter((n) => /test|trap/i.test(n)), []);
+    assert.deepEqual(
+      names.filter((n) => /test|trap/i.test(n)),
+      [],
+    );
     assert.doesNotMatch(fs.readFileSync(path.join(ROOT, 'qr_wasm/pkg/qr_wasm.d.ts'), 'utf8'), /Testing/);
   });
 });

@@ -15,10 +15,6 @@ const OWN = {
 };
 
 /** [name, text] pairs. */
-const VALID_TEXTS = [
-  ...texts.urls.map((url) => [url, url]),
-  ...Object.entries(texts.edge),
-  ...Object.entries(OWN),
-];
+const VALID_TEXTS = [...texts.urls.map((url) => [url, url]), ...Object.entries(texts.edge), ...Object.entries(OWN)];
 
 module.exports = { VALID_TEXTS, URLS: texts.urls };

@@ -69,7 +69,11 @@ function parseResponses(raw) {
     const head = raw.toString('latin1', at, end);
     const length = Number(/content-length: *(\d+)/i.exec(head)?.[1] ?? 0);
     if (end + 4 + length > raw.length) break;
-    responses.push({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]), head, body: raw.subarray(end + 4, end + 4 + length) });
+    responses.push({
+      status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]),
+      head,
+      body: raw.subarray(end + 4, end + 4 + length),
+    });
     at = end + 4 + length;
   }
   return responses;
@@ -113,7 +117,15 @@ function victim(url, { every = 50 } = {}) {
   };
 }
 
-
 module.exports = {
-  send, get, getFresh, rawRequest, qrcodePath, parseResponses, agent, victim, VICTIM_P50_MS, VICTIM_MAX_MS,
+  send,
+  get,
+  getFresh,
+  rawRequest,
+  qrcodePath,
+  parseResponses,
+  agent,
+  victim,
+  VICTIM_P50_MS,
+  VICTIM_MAX_MS,
 };

@@ -44,7 +44,9 @@ async function waitFor(check, timeoutMs = 5000, what = 'condition') {
 /** `promise`, or a failure after `ms`: a regression fails the test instead of hanging it. */
 function within(promise, ms, what) {
   let timer;
-  const deadline = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms)));
+  const deadline = new Promise(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms)),
+  );
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
 

@@ -36,7 +36,11 @@ async function main() {
     const due = start + (i * 1000) / rate;
     const wait = due - epochMs();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    pending.push(get(`/qrcode?text=${encodeURIComponent(`scale-out ${i}`)}`).then((outcome) => records.push([due, epochMs() - due, outcome])));
+    pending.push(
+      get(`/qrcode?text=${encodeURIComponent(`scale-out ${i}`)}`).then((outcome) =>
+        records.push([due, epochMs() - due, outcome]),
+      ),
+    );
   }
   await Promise.all(pending);
   agent.destroy();

@@ -23,7 +23,18 @@ const { PANIC_TEXT, TESTING_ENV } = require('../helpers/testing-build');
 
 // tier-adapters/json-log.js and qr_server/src/log.rs: lines a second per kind of refusal.
 const LINES_PER_SECOND = 20;
-const ACCESS_KEYS = ['duration_ms', 'event', 'level', 'message', 'method', 'path', 'request_id', 'status', 'tier', 'timestamp'];
+const ACCESS_KEYS = [
+  'duration_ms',
+  'event',
+  'level',
+  'message',
+  'method',
+  'path',
+  'request_id',
+  'status',
+  'tier',
+  'timestamp',
+];
 
 /** Starts a tier's server with its stdout read as JSON lines, stderr kept apart. */
 async function start(tier, args) {
@@ -34,14 +45,19 @@ async function start(tier, args) {
   child.stderr.on('data', (chunk) => (stderr += chunk));
   readline.createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
-  const records = () => lines.map((line) => {
-    try {
-      return JSON.parse(line);
-    } catch {
-      assert.fail(`${tier}: not a JSON line on stdout: ${line}`);
-    }
-  });
-  const ready = await waitFor(() => records().find((r) => r.event === 'ready' && r.url.startsWith('http:')), 15_000, `${tier} ready`);
+  const records = () =>
+    lines.map((line) => {
+      try {
+        return JSON.parse(line);
+      } catch {
+        return assert.fail(`${tier}: not a JSON line on stdout: ${line}`);
+      }
+    });
+  const ready = await waitFor(
+    () => records().find((r) => r.event === 'ready' && r.url.startsWith('http:')),
+    15_000,
+    `${tier} ready`,
+  );
   return { url: ready.url, child, records, stderr: () => stderr, exited };
 }
 
@@ -64,22 +80,41 @@ for (const tier of ['napi', 'axum']) {
         assert.equal(await get(server.url, qrcodePath('logged'), { 'X-Request-Id': 'req-42' }), 200);
         assert.equal(await get(server.url, '/no-such-route?secret=1'), 404);
         assert.equal(await get(server.url, qrcodePath(PANIC_TEXT), { 'X-Request-Id': 'bad"id' }), 500);
-        await waitFor(() => server.records().filter((r) => r.event === 'access').length === 3, 5000, 'three access lines');
+        await waitFor(
+          () => server.records().filter((r) => r.event === 'access').length === 3,
+          5000,
+          'three access lines',
+        );
       } finally {
         server.child.kill('SIGTERM');
       }
       assert.equal(await server.exited, 0, server.stderr());
       const records = server.records();
       for (const r of records) {
-        assert.ok(!Number.isNaN(Date.parse(r.timestamp)) && ['INFO', 'WARN', 'ERROR'].includes(r.level) && typeof r.message === 'string', JSON.stringify(r));
+        assert.ok(
+          !Number.isNaN(Date.parse(r.timestamp)) &&
+            ['INFO', 'WARN', 'ERROR'].includes(r.level) &&
+            typeof r.message === 'string',
+          JSON.stringify(r),
+        );
       }
       const events = records.map((r) => r.event);
-      assert.deepEqual(events.filter((e) => ['start', 'ready', 'stop', 'stopped'].includes(e)), ['start', 'ready', 'stop', 'stopped']);
+      assert.deepEqual(
+        events.filter((e) => ['start', 'ready', 'stop', 'stopped'].includes(e)),
+        ['start', 'ready', 'stop', 'stopped'],
+      );
       assert.match(records.find((r) => r.event === 'ready').message, /listening on http:\/\/127\.0\.0\.1:\d+$/);
 
       const access = records.filter((r) => r.event === 'access');
       for (const r of access) assert.deepEqual(Object.keys(r).sort(), ACCESS_KEYS, JSON.stringify(r));
-      assert.deepEqual(access.map((r) => [r.method, r.path, r.status]), [['GET', '/qrcode', 200], ['GET', '/no-such-route', 404], ['GET', '/qrcode', 500]]);
+      assert.deepEqual(
+        access.map((r) => [r.method, r.path, r.status]),
+        [
+          ['GET', '/qrcode', 200],
+          ['GET', '/no-such-route', 404],
+          ['GET', '/qrcode', 500],
+        ],
+      );
       assert.equal(access[0].request_id, 'req-42');
       // A request id that is not plain is replaced, not written out.
       const failed = records.find((r) => r.event === 'failed');
@@ -88,7 +123,7 @@ for (const tier of ['napi', 'axum']) {
       assert.equal(failed.status, 500);
       assert.equal(failed.request_id, access[2].request_id);
       assert.match(failed.request_id, /^[\w-]{32,36}$/);
-      assert.ok(!JSON.stringify(records).includes('secret'), 'the query is the user\'s data: not logged');
+      assert.ok(!JSON.stringify(records).includes('secret'), "the query is the user's data: not logged");
     });
 
     it('without --access-log, logs no line per request', async () => {
@@ -99,7 +134,10 @@ for (const tier of ['napi', 'axum']) {
         server.child.kill('SIGTERM');
       }
       assert.equal(await server.exited, 0);
-      assert.deepEqual(server.records().map((r) => r.event), ['start', 'ready', 'stop', 'stopped']);
+      assert.deepEqual(
+        server.records().map((r) => r.event),
+        ['start', 'ready', 'stop', 'stopped'],
+      );
     });
 
     it('logs refused connections, at most a bounded number of lines a second', async () => {
@@ -113,13 +151,26 @@ for (const tier of ['napi', 'axum']) {
         for (let i = 0; i < 100; i++) refusals.push(connect(server.url));
         const answers = await Promise.all(refusals.map((r) => r.closed));
         const seconds = Math.ceil((Date.now() - started) / 1000) + 1;
-        assert.ok(answers.every((a) => a.toString('latin1').startsWith('HTTP/1.1 503')), 'every one refused 503');
-        const refused = await waitFor(() => {
-          const lines = server.records().filter((r) => r.event === 'refused');
-          return lines.length > 0 && lines;
-        }, 5000, 'a refused line');
-        assert.ok(refused.every((r) => r.reason === 'connection_cap' && r.level === 'WARN'), JSON.stringify(refused));
-        assert.ok(refused.length <= LINES_PER_SECOND * seconds, `${refused.length} lines for 100 refusals in ${seconds} s`);
+        assert.ok(
+          answers.every((a) => a.toString('latin1').startsWith('HTTP/1.1 503')),
+          'every one refused 503',
+        );
+        const refused = await waitFor(
+          () => {
+            const lines = server.records().filter((r) => r.event === 'refused');
+            return lines.length > 0 && lines;
+          },
+          5000,
+          'a refused line',
+        );
+        assert.ok(
+          refused.every((r) => r.reason === 'connection_cap' && r.level === 'WARN'),
+          JSON.stringify(refused),
+        );
+        assert.ok(
+          refused.length <= LINES_PER_SECOND * seconds,
+          `${refused.length} lines for 100 refusals in ${seconds} s`,
+        );
       } finally {
         held.socket.destroy();
         server.child.kill('SIGTERM');
@@ -145,13 +196,19 @@ async function longPathLoad(url, count) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   const statuses = [];
   let next = 0;
-  const one = () => new Promise((resolve) => {
-    http.get({ host: hostname, port, path: LONG_PATH, agent }, (res) => res.resume().on('end', () => resolve(res.statusCode)))
-      .on('error', (err) => resolve(err.code));
-  });
-  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    while (next++ < count) statuses.push(await one());
-  }));
+  const one = () =>
+    new Promise((resolve) => {
+      http
+        .get({ host: hostname, port, path: LONG_PATH, agent }, (res) =>
+          res.resume().on('end', () => resolve(res.statusCode)),
+        )
+        .on('error', (err) => resolve(err.code));
+    });
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (next++ < count) statuses.push(await one());
+    }),
+  );
   agent.destroy();
   return statuses;
 }
@@ -168,14 +225,20 @@ for (const tier of ['napi', 'axum']) {
         let peak = idle;
         const sampler = setInterval(() => (peak = Math.max(peak, sampleTree(server.child.pid).rss)), 100);
         const client = victim(server.url);
-        const statuses = await within(longPathLoad(server.url, STALLED_REQUESTS), 60_000, 'the long-path requests answered');
+        const statuses = await within(
+          longPathLoad(server.url, STALLED_REQUESTS),
+          60_000,
+          'the long-path requests answered',
+        );
         const seen = await client.stop();
         clearInterval(sampler);
         const growth = peak - idle;
         const metrics = await (await fetch(metricsUrl)).text();
         const dropped = Number(/^qr_log_lines_dropped_total (\d+)$/m.exec(metrics)?.[1]);
         const waits = `victim p50 ${seen.p50.toFixed(1)} ms, max ${seen.max.toFixed(1)} ms over ${seen.count}`;
-        console.log(`# stalled log reader, ${tier}: ${dropped} of ${STALLED_REQUESTS} lines dropped, +${(growth / MB).toFixed(1)} MB, ${waits}`);
+        console.log(
+          `# stalled log reader, ${tier}: ${dropped} of ${STALLED_REQUESTS} lines dropped, +${(growth / MB).toFixed(1)} MB, ${waits}`,
+        );
         assert.deepEqual(new Set(statuses), new Set([404]));
         assert.ok(dropped > 0, `no line counted dropped:\n${metrics}`);
         assert.ok(growth < MAX_GROWTH_BYTES, `grew ${(growth / MB).toFixed(1)} MB`);
@@ -195,10 +258,14 @@ for (const tier of ['napi', 'axum']) {
         server.child.kill('SIGTERM');
       }
       assert.equal(await server.exited, 0);
-      const events = await waitFor(() => {
-        const all = server.records().map((r) => r.event);
-        return all.at(-1) === 'stopped' && all;
-      }, 5000, 'the stopped line');
+      const events = await waitFor(
+        () => {
+          const all = server.records().map((r) => r.event);
+          return all.at(-1) === 'stopped' && all;
+        },
+        5000,
+        'the stopped line',
+      );
       assert.deepEqual(events.slice(-2), ['stop', 'stopped']);
     });
   });

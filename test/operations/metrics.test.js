@@ -63,7 +63,10 @@ function metricsUrl(server) {
 /** The pids of node-server's workers and of the qr_server it supervises. */
 function children(primary) {
   const pids = childPids(primary);
-  return { workers: pids.filter((pid) => exeName(pid)?.startsWith('node')), upstream: pids.filter((pid) => exeName(pid) === 'qr_server') };
+  return {
+    workers: pids.filter((pid) => exeName(pid)?.startsWith('node')),
+    upstream: pids.filter((pid) => exeName(pid) === 'qr_server'),
+  };
 }
 
 /** Sends what the assertions count: REQUESTS QR codes and NOT_FOUND unknown paths, each on a connection of its own. */
@@ -93,16 +96,37 @@ describe('metrics scraped by a real Prometheus', { skip: SKIP }, () => {
     assert.equal(upstream.length, 1);
     process.kill(workers[0], 'SIGKILL');
     process.kill(upstream[0], 'SIGKILL');
-    await waitFor(() => {
-      const now = children(node.child.pid);
-      return now.workers.length === 2 && !now.workers.includes(workers[0]) && now.upstream.length === 1 && now.upstream[0] !== upstream[0];
-    }, 10_000, 'a new worker and a new upstream');
-    await waitFor(() => getFresh(node.url, qrcodePath('up again')).then((r) => r.status === 200, () => false), 10_000, 'node-server serving again');
+    await waitFor(
+      () => {
+        const now = children(node.child.pid);
+        return (
+          now.workers.length === 2 &&
+          !now.workers.includes(workers[0]) &&
+          now.upstream.length === 1 &&
+          now.upstream[0] !== upstream[0]
+        );
+      },
+      10_000,
+      'a new worker and a new upstream',
+    );
+    await waitFor(
+      () =>
+        getFresh(node.url, qrcodePath('up again')).then(
+          (r) => r.status === 200,
+          () => false,
+        ),
+      10_000,
+      'node-server serving again',
+    );
 
     // Both workers answer (connections go round-robin), so the sum is over both.
     // (the new worker serves once it listens).
     const pids = new Set();
-    await waitFor(async () => pids.add(JSON.parse((await getFresh(node.url, '/healthz')).body).pid).size === 2, 10_000, 'both workers serving');
+    await waitFor(
+      async () => pids.add(JSON.parse((await getFresh(node.url, '/healthz')).body).pid).size === 2,
+      10_000,
+      'both workers serving',
+    );
 
     await load(node.url);
     await load(axum.url);
@@ -113,32 +137,54 @@ describe('metrics scraped by a real Prometheus', { skip: SKIP }, () => {
 
     storage = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-prometheus-'));
     const target = (url) => new URL(url).host;
-    fs.writeFileSync(path.join(storage, 'prometheus.yml'), [
-      'global: { scrape_interval: 1s, evaluation_interval: 1s }',
-      'scrape_configs:',
-      // Both servers' /metrics are on their operator's listeners, not the public ports.
-      `  - { job_name: node-server, static_configs: [ { targets: ['${target(metricsUrl(node))}'] } ] }`,
-      `  - { job_name: qr_server, static_configs: [ { targets: ['${target(metricsUrl(axum))}'] } ] }`,
-      '',
-    ].join('\n'));
+    fs.writeFileSync(
+      path.join(storage, 'prometheus.yml'),
+      [
+        'global: { scrape_interval: 1s, evaluation_interval: 1s }',
+        'scrape_configs:',
+        // Both servers' /metrics are on their operator's listeners, not the public ports.
+        `  - { job_name: node-server, static_configs: [ { targets: ['${target(metricsUrl(node))}'] } ] }`,
+        `  - { job_name: qr_server, static_configs: [ { targets: ['${target(metricsUrl(axum))}'] } ] }`,
+        '',
+      ].join('\n'),
+    );
     const port = await freePort();
     promUrl = `http://127.0.0.1:${port}`;
-    prometheus = spawn('prometheus', [
-      `--config.file=${path.join(storage, 'prometheus.yml')}`,
-      `--storage.tsdb.path=${path.join(storage, 'data')}`,
-      `--web.listen-address=127.0.0.1:${port}`,
-    ], { stdio: ['ignore', 'ignore', 'pipe'] });
+    prometheus = spawn(
+      'prometheus',
+      [
+        `--config.file=${path.join(storage, 'prometheus.yml')}`,
+        `--storage.tsdb.path=${path.join(storage, 'data')}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let log = '';
     prometheus.stderr.on('data', (chunk) => (log = (log + chunk).slice(-4000)));
-    await waitFor(() => fetch(`${promUrl}/-/ready`).then((r) => r.ok, () => false), 20_000, `prometheus ready:\n${log}`);
+    await waitFor(
+      () =>
+        fetch(`${promUrl}/-/ready`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      20_000,
+      `prometheus ready:\n${log}`,
+    );
     // Until both targets have been scraped after the load.
-    await waitFor(async () => (await query('up == 1')).length === 2 && (await query('http_requests_total{route="other"}')).length === 2, 20_000, 'both targets scraped');
+    await waitFor(
+      async () =>
+        (await query('up == 1')).length === 2 && (await query('http_requests_total{route="other"}')).length === 2,
+      20_000,
+      'both targets scraped',
+    );
   });
 
   after(async () => {
     if (prometheus && prometheus.exitCode === null) {
       prometheus.kill('SIGTERM');
-      await within(new Promise((resolve) => prometheus.once('exit', resolve)), 10_000, 'prometheus to stop').catch(() => prometheus.kill('SIGKILL'));
+      await within(new Promise((resolve) => prometheus.once('exit', resolve)), 10_000, 'prometheus to stop').catch(() =>
+        prometheus.kill('SIGKILL'),
+      );
     }
     if (storage) fs.rmSync(storage, { recursive: true, force: true });
     await Promise.all([node?.stop(), axum?.stop()]);
@@ -156,21 +202,40 @@ describe('metrics scraped by a real Prometheus', { skip: SKIP }, () => {
     return Object.fromEntries((await query(expression)).map(({ metric, value }) => [metric.job, value]));
   }
 
-  it('counts and times each request, summed over node-server\'s workers', async () => {
-    assert.deepEqual(await byJob('http_requests_total{route="/qrcode",status="200"}'), { 'node-server': REQUESTS + 1, qr_server: REQUESTS });
-    assert.deepEqual(await byJob('http_requests_total{route="other",status="404"}'), { 'node-server': NOT_FOUND, qr_server: NOT_FOUND });
-    assert.deepEqual(await byJob('http_request_duration_seconds_count{route="/qrcode"}'), { 'node-server': REQUESTS + 1, qr_server: REQUESTS });
+  it("counts and times each request, summed over node-server's workers", async () => {
+    assert.deepEqual(await byJob('http_requests_total{route="/qrcode",status="200"}'), {
+      'node-server': REQUESTS + 1,
+      qr_server: REQUESTS,
+    });
+    assert.deepEqual(await byJob('http_requests_total{route="other",status="404"}'), {
+      'node-server': NOT_FOUND,
+      qr_server: NOT_FOUND,
+    });
+    assert.deepEqual(await byJob('http_request_duration_seconds_count{route="/qrcode"}'), {
+      'node-server': REQUESTS + 1,
+      qr_server: REQUESTS,
+    });
     const tiers = await query('http_requests_total{route="/qrcode"}');
-    assert.deepEqual(tiers.map((s) => [s.metric.job, s.metric.tier]).sort(), [['node-server', 'axum-proxy'], ['qr_server', 'axum']]);
+    assert.deepEqual(tiers.map((s) => [s.metric.job, s.metric.tier]).sort(), [
+      ['node-server', 'axum-proxy'],
+      ['qr_server', 'axum'],
+    ]);
     // Every answer took under the largest finite bucket: the +Inf and 10 s buckets agree.
-    const slow = await query('http_request_duration_seconds_bucket{le="+Inf"} - ignoring(le) http_request_duration_seconds_bucket{le="10"}');
+    const slow = await query(
+      'http_request_duration_seconds_bucket{le="+Inf"} - ignoring(le) http_request_duration_seconds_bucket{le="10"}',
+    );
     assert.ok(slow.length > 0 && slow.every((s) => s.value === 0), JSON.stringify(slow));
   });
 
-  it('counts the refusals past the connection cap and node-server\'s restarts', async () => {
-    assert.deepEqual(await byJob('qr_refusals_total{reason="connection_cap"}'), { 'node-server': refused.node, qr_server: refused.axum });
+  it("counts the refusals past the connection cap and node-server's restarts", async () => {
+    assert.deepEqual(await byJob('qr_refusals_total{reason="connection_cap"}'), {
+      'node-server': refused.node,
+      qr_server: refused.axum,
+    });
     assert.deepEqual(await byJob('qr_refusals_total{reason="queue_full"}'), { 'node-server': 0, qr_server: 0 });
-    const restarts = Object.fromEntries((await query('qr_restarts_total{job="node-server"}')).map((s) => [s.metric.kind, s.value]));
+    const restarts = Object.fromEntries(
+      (await query('qr_restarts_total{job="node-server"}')).map((s) => [s.metric.kind, s.value]),
+    );
     assert.deepEqual(restarts, { worker: 1, upstream: 1, child: 0 });
   });
 
@@ -185,7 +250,9 @@ describe('metrics scraped by a real Prometheus', { skip: SKIP }, () => {
   });
 
   it('gives what both servers measure the same names and label names', async () => {
-    const response = await fetch(`${promUrl}/api/v1/series?match[]=${encodeURIComponent('{__name__=~"http_.+|qr_.+"}')}`);
+    const response = await fetch(
+      `${promUrl}/api/v1/series?match[]=${encodeURIComponent('{__name__=~"http_.+|qr_.+"}')}`,
+    );
     const families = { 'node-server': new Map(), qr_server: new Map() };
     for (const labels of (await response.json()).data) {
       const { __name__: name, job, instance, le, ...rest } = labels;

@@ -48,22 +48,30 @@ function available(command, args) {
     return false;
   }
 }
-const SKIP = process.getuid() !== 0
-  ? 'needs root: network namespaces, veth links and nftables'
-  : !available('ip', ['-V']) ? 'iproute2 is not installed (scripts/setup.sh installs it)'
-    : !available('nft', ['--version']) ? 'nftables is not installed (scripts/setup.sh installs it)'
-      : !available(NGINX, ['-v']) && 'nginx is not installed (scripts/setup.sh installs it)';
+const SKIP =
+  process.getuid() !== 0
+    ? 'needs root: network namespaces, veth links and nftables'
+    : !available('ip', ['-V'])
+      ? 'iproute2 is not installed (scripts/setup.sh installs it)'
+      : !available('nft', ['--version'])
+        ? 'nftables is not installed (scripts/setup.sh installs it)'
+        : !available(NGINX, ['-v']) && 'nginx is not installed (scripts/setup.sh installs it)';
 
 const ip = (...args) => execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
 const inNs = (ns, command, ...args) => run('ip', ['netns', 'exec', ns, command, ...args]);
-const sleepUntil = (t0, seconds) => new Promise((resolve) => setTimeout(resolve, Math.max(0, t0 + seconds * 1000 - Date.now())));
+const sleepUntil = (t0, seconds) =>
+  new Promise((resolve) => setTimeout(resolve, Math.max(0, t0 + seconds * 1000 - Date.now())));
 
 /** Every packet into or out of `ns` dropped (on) or let through again (off). */
 async function cut(ns, on) {
   if (!on) return inNs(ns, 'nft', 'delete', 'table', 'inet', 'cut');
-  await inNs(ns, 'nft', 'add table inet cut; '
-    + 'add chain inet cut in { type filter hook input priority -300; policy drop; }; '
-    + 'add chain inet cut out { type filter hook output priority -300; policy drop; }');
+  await inNs(
+    ns,
+    'nft',
+    'add table inet cut; ' +
+      'add chain inet cut in { type filter hook input priority -300; policy drop; }; ' +
+      'add chain inet cut out { type filter hook output priority -300; policy drop; }',
+  );
 }
 
 /** GET from inside `lb` (the test itself runs outside every namespace). */
@@ -99,8 +107,20 @@ describe('scale-out across three network namespaces: a cut link and a frozen hos
       ip('-n', NS[host], 'addr', 'add', `${net}.2/24`, 'dev', far);
       ip('-n', NS.lb, 'link', 'set', near, 'up');
       ip('-n', NS[host], 'link', 'set', far, 'up');
-      servers[host] = await startServer('ip', ['netns', 'exec', NS[host], QR_SERVER, '--host', `${net}.2`, '--port', String(PORT),
-        '--metrics-host', `${net}.2`, '--metrics-port', String(METRICS_PORT)]);
+      servers[host] = await startServer('ip', [
+        'netns',
+        'exec',
+        NS[host],
+        QR_SERVER,
+        '--host',
+        `${net}.2`,
+        '--port',
+        String(PORT),
+        '--metrics-host',
+        `${net}.2`,
+        '--metrics-port',
+        String(METRICS_PORT),
+      ]);
     }
     prefix = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-scale-out-'));
     fs.chmodSync(prefix, 0o755); // nginx's workers run as nobody
@@ -110,8 +130,20 @@ describe('scale-out across three network namespaces: a cut link and a frozen hos
       upstreams: { qr_server: hosts, node_server: hosts },
     });
     fs.writeFileSync(path.join(prefix, 'nginx.conf'), conf);
-    nginx = spawn('ip', ['netns', 'exec', NS.lb, NGINX, '-p', prefix, '-c', path.join(prefix, 'nginx.conf'), '-g', 'daemon off;'], { stdio: 'ignore' });
-    await waitFor(() => getFromLb(`http://127.0.0.1:${PORT}/qrcode?text=up`).then((r) => r.status === 200, () => false), 10_000, 'nginx in lb');
+    nginx = spawn(
+      'ip',
+      ['netns', 'exec', NS.lb, NGINX, '-p', prefix, '-c', path.join(prefix, 'nginx.conf'), '-g', 'daemon off;'],
+      { stdio: 'ignore' },
+    );
+    await waitFor(
+      () =>
+        getFromLb(`http://127.0.0.1:${PORT}/qrcode?text=up`).then(
+          (r) => r.status === 200,
+          () => false,
+        ),
+      10_000,
+      'nginx in lb',
+    );
   });
 
   after(async () => {
@@ -133,7 +165,11 @@ describe('scale-out across three network namespaces: a cut link and a frozen hos
 
   it('loses no request while one of two backends is cut off, then frozen', async (t) => {
     assert.ok(isAlive(servers.b.child.pid));
-    const load = spawn('ip', ['netns', 'exec', NS.lb, process.execPath, LOAD, `http://127.0.0.1:${PORT}`, String(RATE), String(SECONDS)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const load = spawn(
+      'ip',
+      ['netns', 'exec', NS.lb, process.execPath, LOAD, `http://127.0.0.1:${PORT}`, String(RATE), String(SECONDS)],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let output = '';
     load.stdout.on('data', (chunk) => (output += chunk));
     const finished = new Promise((resolve) => load.once('exit', resolve));
@@ -168,17 +204,25 @@ describe('scale-out across three network namespaces: a cut link and a frozen hos
       ['thawed', marks.thawed, Infinity],
     ];
     const report = phases.map(([name, from, to]) => {
-      const latencies = records.filter(([at]) => at >= from && at < to).map(([, ms]) => ms).sort((x, y) => x - y);
+      const latencies = records
+        .filter(([at]) => at >= from && at < to)
+        .map(([, ms]) => ms)
+        .sort((x, y) => x - y);
       return `${name}: ${latencies.length} requests, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${latencies.at(-1).toFixed(1)} ms, ${latencies.filter((ms) => ms > 100).length} over 100 ms`;
     });
     const failed = records.filter(([, , outcome]) => outcome !== 200);
-    t.diagnostic(`${records.length} requests at ${RATE}/s, ${failed.length} failed; b answered ${bAtRestore} by the restore, ${bBeforeFreeze} before the freeze, ${bAtThaw} at the thaw, ${bAtEnd} at the end`);
+    t.diagnostic(
+      `${records.length} requests at ${RATE}/s, ${failed.length} failed; b answered ${bAtRestore} by the restore, ${bBeforeFreeze} before the freeze, ${bAtThaw} at the thaw, ${bAtEnd} at the end`,
+    );
     for (const line of report) t.diagnostic(line);
 
     assert.equal(records.length, RATE * SECONDS);
     assert.deepEqual(failed.slice(0, 5), [], `${failed.length} failed requests`);
     const slowest = Math.max(...records.map(([, ms]) => ms));
-    assert.ok(slowest < ADDED_LATENCY_BOUND_MS, `slowest request ${slowest.toFixed(0)} ms (bound ${ADDED_LATENCY_BOUND_MS} ms)\n${report.join('\n')}`);
+    assert.ok(
+      slowest < ADDED_LATENCY_BOUND_MS,
+      `slowest request ${slowest.toFixed(0)} ms (bound ${ADDED_LATENCY_BOUND_MS} ms)\n${report.join('\n')}`,
+    );
     // nginx took b out while it was cut, and back once restored: b served
     // between the restore and the freeze, and again after the thaw.
     assert.ok(bBeforeFreeze > bAtRestore, `b served nothing after the restore (${bAtRestore} -> ${bBeforeFreeze})`);

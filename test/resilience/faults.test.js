@@ -66,14 +66,16 @@ describe('failures', { skip: PINNED_LINE_ONLY }, () => {
     // The first connection is closed on receipt, as a restarting upstream or
     // one closing an idle keep-alive connection would; the second answers.
     let connections = 0;
-    const flaky = net.createServer((socket) => {
-      const n = ++connections;
-      socket.on('error', () => {});
-      socket.once('data', () => {
-        if (n === 1) return socket.destroy();
-        socket.end('HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 3\r\nConnection: close\r\n\r\nPNG');
-      });
-    }).listen(0, '127.0.0.1');
+    const flaky = net
+      .createServer((socket) => {
+        const n = ++connections;
+        socket.on('error', () => {});
+        socket.once('data', () => {
+          if (n === 1) return socket.destroy();
+          socket.end('HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 3\r\nConnection: close\r\n\r\nPNG');
+        });
+      })
+      .listen(0, '127.0.0.1');
     await new Promise((r) => flaky.once('listening', r));
     const server = await startTier('axum-proxy', { args: ['--upstream', `http://127.0.0.1:${flaky.address().port}`] });
     try {
@@ -98,10 +100,14 @@ describe('failures', { skip: PINNED_LINE_ONLY }, () => {
         const first = await get(server.url, qrcodePath('right after the kill'));
         assert.ok([200, 502].includes(first.status), String(first.status));
         assert.ok(Date.now() - started < 2000, `${Date.now() - started} ms`);
-        const res = await waitFor(async () => {
-          const r = await get(server.url, qrcodePath('back again'));
-          return r.status === 200 && r;
-        }, 5000, 'a restarted upstream');
+        const res = await waitFor(
+          async () => {
+            const r = await get(server.url, qrcodePath('back again'));
+            return r.status === 200 && r;
+          },
+          5000,
+          'a restarted upstream',
+        );
         assert.equal((await decodeQrPng(res.body)).text, 'back again');
       } finally {
         await server.stop();
@@ -203,19 +209,43 @@ describe('failures', { skip: PINNED_LINE_ONLY }, () => {
   it('refuses to start without its binary, .node, .wasm or .so file, or node:ffi, naming it', () => {
     const oneLine = (pattern) => new RegExp(`^node-server: ${pattern}[^\n]*\n$`);
     for (const tier of ['cli', 'cli-pool']) {
-      refusesToStart(['--tier', tier], { QR_CLI_BIN: '/nonexistent/qr_cli' }, oneLine('qr_cli not found at /nonexistent/qr_cli'));
+      refusesToStart(
+        ['--tier', tier],
+        { QR_CLI_BIN: '/nonexistent/qr_cli' },
+        oneLine('qr_cli not found at /nonexistent/qr_cli'),
+      );
     }
-    refusesToStart(['--tier', 'axum-proxy'], { QR_SERVER_BIN: '/nonexistent/qr_server' }, oneLine('qr_server not found'));
+    refusesToStart(
+      ['--tier', 'axum-proxy'],
+      { QR_SERVER_BIN: '/nonexistent/qr_server' },
+      oneLine('qr_server not found'),
+    );
     for (const tier of ['napi', 'napi-async']) {
       const env = { NAPI_RS_NATIVE_LIBRARY_PATH: '/nonexistent/qr-napi.node' };
       refusesToStart(['--tier', tier], env, oneLine('qr_napi addon /nonexistent/qr-napi.node .* cannot be loaded'));
     }
-    refusesToStart(['--tier', 'wasm'], { QR_WASM_DIR: '/nonexistent' }, oneLine('/nonexistent/pkg/qr_wasm.js not found'));
-    refusesToStart(['--tier', 'wasm-raw'], { QR_WASM_DIR: '/nonexistent' }, oneLine('/nonexistent/pkg-raw/qr_wasm_raw.wasm not found'));
-    refusesToStart(['--tier', 'ffi'], { QR_FFI_LIB: '/nonexistent/libqr_ffi.so' }, oneLine('qr_ffi library /nonexistent/libqr_ffi.so not found'));
+    refusesToStart(
+      ['--tier', 'wasm'],
+      { QR_WASM_DIR: '/nonexistent' },
+      oneLine('/nonexistent/pkg/qr_wasm.js not found'),
+    );
+    refusesToStart(
+      ['--tier', 'wasm-raw'],
+      { QR_WASM_DIR: '/nonexistent' },
+      oneLine('/nonexistent/pkg-raw/qr_wasm_raw.wasm not found'),
+    );
+    refusesToStart(
+      ['--tier', 'ffi'],
+      { QR_FFI_LIB: '/nonexistent/libqr_ffi.so' },
+      oneLine('qr_ffi library /nonexistent/libqr_ffi.so not found'),
+    );
     // A Node without node:ffi (before 26, or with it switched off) names the module and what to run.
     const noFfi = { NODE_OPTIONS: '--no-experimental-ffi' };
-    refusesToStart(['--tier', 'ffi'], noFfi, oneLine(`tier ffi needs node:ffi, which Node ${process.version} does not have`));
+    refusesToStart(
+      ['--tier', 'ffi'],
+      noFfi,
+      oneLine(`tier ffi needs node:ffi, which Node ${process.version} does not have`),
+    );
   });
 
   it('refuses an unknown tier and a port in use', async () => {
@@ -223,7 +253,11 @@ describe('failures', { skip: PINNED_LINE_ONLY }, () => {
     const busy = net.createServer().listen(0, '127.0.0.1');
     await new Promise((r) => busy.once('listening', r));
     try {
-      const { status, stderr } = spawnSync(process.execPath, [SERVER, '--tier', 'js', '--port', String(busy.address().port)], { timeout: 10_000 });
+      const { status, stderr } = spawnSync(
+        process.execPath,
+        [SERVER, '--tier', 'js', '--port', String(busy.address().port)],
+        { timeout: 10_000 },
+      );
       assert.equal(status, 1);
       assert.match(stderr.toString(), /^node-server: listen EADDRINUSE/);
     } finally {
@@ -243,15 +277,26 @@ describe('supervision', { skip: PINNED_LINE_ONLY }, () => {
           const [pid] = upstream();
           process.kill(pid, 'SIGKILL');
           // Every worker finds it again (axum-rpc's back-off: at most 0.5 s).
-          const res = await waitFor(async () => {
-            const rs = await Promise.all(Array.from({ length: 10 }, () => getFresh(server.url, qrcodePath(`back ${kill}`))));
-            return rs.every((r) => r.status === 200) && rs[0];
-          }, 5000, 'the restarted upstream serving every worker');
+          const res = await waitFor(
+            async () => {
+              const rs = await Promise.all(
+                Array.from({ length: 10 }, () => getFresh(server.url, qrcodePath(`back ${kill}`))),
+              );
+              return rs.every((r) => r.status === 200) && rs[0];
+            },
+            5000,
+            'the restarted upstream serving every worker',
+          );
           assert.equal((await decodeQrPng(res.body)).text, `back ${kill}`);
         }
         // Both workers reach it: 20 requests spread over them all succeed.
-        const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => getFresh(server.url, qrcodePath(`spread ${i}`))));
-        assert.deepEqual(responses.map((r) => r.status), responses.map(() => 200));
+        const responses = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => getFresh(server.url, qrcodePath(`spread ${i}`))),
+        );
+        assert.deepEqual(
+          responses.map((r) => r.status),
+          responses.map(() => 200),
+        );
         assert.equal(upstream().length, 1);
         assert.notEqual(upstream()[0], first);
       } finally {
@@ -269,7 +314,11 @@ describe('supervision', { skip: PINNED_LINE_ONLY }, () => {
       process.kill(stopped, 'SIGSTOP');
       const started = Date.now();
       const texts = Array.from({ length: 40 }, (_, i) => `during the stop ${i}`);
-      const responses = await within(Promise.all(texts.map((t) => getFresh(server.url, qrcodePath(t)))), 10_000, 'answers');
+      const responses = await within(
+        Promise.all(texts.map((t) => getFresh(server.url, qrcodePath(t)))),
+        10_000,
+        'answers',
+      );
       const failed = responses.filter((r) => r.status !== 200);
       // The pool hands each worker at most 4 frames ahead (PIPELINE_DEPTH).
       assert.ok(failed.length >= 1 && failed.length <= 4, `${failed.length} failed`);
@@ -279,7 +328,8 @@ describe('supervision', { skip: PINNED_LINE_ONLY }, () => {
       }
       assert.ok(Date.now() - started < 5000, `answered after ${Date.now() - started} ms`);
       await waitFor(() => !workers().includes(stopped) && workers().length === before.length, 5000, 'a replacement');
-      for (const [i, r] of responses.entries()) if (r.status === 200) assert.equal((await decodeQrPng(r.body)).text, texts[i]);
+      for (const [i, r] of responses.entries())
+        if (r.status === 200) assert.equal((await decodeQrPng(r.body)).text, texts[i]);
     } finally {
       assert.equal(await server.stop(), 0);
     }

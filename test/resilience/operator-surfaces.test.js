@@ -49,10 +49,14 @@ async function qrcodeFrom(url, localAddress, text) {
 }
 
 // node-server in a cluster too: there the primary collects every worker's registry.
-const SERVERS = [['napi', {}], ['axum-proxy', { workers: 2 }], ['axum', {}]];
+const SERVERS = [
+  ['napi', {}],
+  ['axum-proxy', { workers: 2 }],
+  ['axum', {}],
+];
 const named = (tier, { workers }) => (workers ? `${tier}, ${workers} workers` : tier);
 
-describe('/metrics only on the operator\'s listener', () => {
+describe("/metrics only on the operator's listener", () => {
   for (const [tier, options] of SERVERS) {
     it(`${named(tier, options)}: answers /metrics on --metrics-port and 404 on the public port`, async () => {
       const server = await startTier(tier, options);
@@ -94,8 +98,10 @@ const FLOOD_MS = 3000;
 const MAX_WORKERS_CPU_S = 0.6;
 
 /** CPU seconds of a cluster's node workers (none on one process). */
-const workersCpu = (pid) => childPids(pid).filter((child) => exeName(child)?.startsWith('node'))
-  .reduce((sum, child) => sum + sampleTree(child).cpuSeconds, 0);
+const workersCpu = (pid) =>
+  childPids(pid)
+    .filter((child) => exeName(child)?.startsWith('node'))
+    .reduce((sum, child) => sum + sampleTree(child).cpuSeconds, 0);
 
 /** GETs `url` in a loop on one kept-alive connection until `running()` is false: the statuses seen. */
 async function scrapeLoop(url, running) {
@@ -103,10 +109,13 @@ async function scrapeLoop(url, running) {
   const statuses = [];
   try {
     while (running()) {
-      statuses.push(await new Promise((resolve) => {
-        http.get(url, { agent }, (res) => res.resume().on('end', () => resolve(res.statusCode)))
-          .on('error', (err) => resolve(err.code));
-      }));
+      statuses.push(
+        await new Promise((resolve) => {
+          http
+            .get(url, { agent }, (res) => res.resume().on('end', () => resolve(res.statusCode)))
+            .on('error', (err) => resolve(err.code));
+        }),
+      );
     }
   } finally {
     agent.destroy();
@@ -132,8 +141,13 @@ describe('a client looping on /metrics', () => {
         const workersSpent = workersCpu(server.child.pid) - cpuBefore;
         const waits = `victim p50 ${seen.p50.toFixed(1)} ms, max ${seen.max.toFixed(1)} ms over ${seen.count}`;
         const spent = options.workers ? `, workers ${workersSpent.toFixed(2)} CPU s` : '';
-        console.log(`# /metrics flood, ${named(tier, options)}: ${scrapes.length} scrapes in ${FLOOD_MS} ms, ${waits}${spent}`);
-        assert.ok(scrapes.every((status) => status === 200), `scrape statuses ${[...new Set(scrapes)]}`);
+        console.log(
+          `# /metrics flood, ${named(tier, options)}: ${scrapes.length} scrapes in ${FLOOD_MS} ms, ${waits}${spent}`,
+        );
+        assert.ok(
+          scrapes.every((status) => status === 200),
+          `scrape statuses ${[...new Set(scrapes)]}`,
+        );
         // A flood, not a trickle: hundreds of scrapes a second.
         assert.ok(scrapes.length >= 300, `only ${scrapes.length} scrapes`);
         assert.deepEqual(new Set(seen.statuses), new Set([200]), `victim statuses ${[...new Set(seen.statuses)]}`);
@@ -147,9 +161,11 @@ describe('a client looping on /metrics', () => {
   }
 });
 
-describe('qr_server: one client\'s share of the connections', () => {
+describe("qr_server: one client's share of the connections", () => {
   it(`refuses a client past ${PER_CLIENT} connections while another address is served`, async () => {
-    const server = await startTier('axum', { args: ['--max-connections-per-client', String(PER_CLIENT), '--max-connections', '64'] });
+    const server = await startTier('axum', {
+      args: ['--max-connections-per-client', String(PER_CLIENT), '--max-connections', '64'],
+    });
     const held = [];
     try {
       // The hog opens its whole share and sends nothing.
@@ -159,7 +175,10 @@ describe('qr_server: one client\'s share of the connections', () => {
         await connection.connected;
       }
       await sleep(200);
-      assert.ok(held.every((c) => c.chunks.length === 0), 'a connection within the share was answered');
+      assert.ok(
+        held.every((c) => c.chunks.length === 0),
+        'a connection within the share was answered',
+      );
       // One more from the same address: 503 and closed.
       const past = open(server.url, '127.0.0.1');
       const refusal = await past.closed;

@@ -52,7 +52,11 @@ async function getInOneTurn(server, paths) {
       // Written is not yet delivered: on a busy machine loopback delivery
       // can lag, and a request that lands after SIGCONT misses the batch.
       const port = Number(new URL(server.url).port);
-      await waitFor(() => socketsWithUnreadBytes(port) === paths.length, 10000, 'every request in the server socket queues');
+      await waitFor(
+        () => socketsWithUnreadBytes(port) === paths.length,
+        10000,
+        'every request in the server socket queues',
+      );
     } finally {
       process.kill(server.child.pid, 'SIGCONT');
     }
@@ -79,7 +83,10 @@ for (const tier of QUEUING_TIERS) {
   describe(`tier ${tier} under overload`, () => {
     it('answers 503 "server busy" with Retry-After past --max-queue, and keeps serving', async () => {
       const maxQueue = 2;
-      const server = await startTier(tier, { args: ['--max-queue', String(maxQueue)], env: { UV_THREADPOOL_SIZE: '2' } });
+      const server = await startTier(tier, {
+        args: ['--max-queue', String(maxQueue)],
+        env: { UV_THREADPOOL_SIZE: '2' },
+      });
       try {
         const texts = Array.from({ length: 200 }, (_, i) => LONG_TEXT(i));
         // In one turn nothing finishes: SLOTS requests run, maxQueue wait,
@@ -96,7 +103,11 @@ for (const tier of QUEUING_TIERS) {
         }
         const ok = responses.map((r, i) => [r, texts[i]]).filter(([r]) => r.status === 200);
         const busy = responses.filter((r) => r.status === 503);
-        assert.deepEqual([ok.length, busy.length], [served, texts.length - served], `statuses: ${responses.map((r) => r.status)}`);
+        assert.deepEqual(
+          [ok.length, busy.length],
+          [served, texts.length - served],
+          `statuses: ${responses.map((r) => r.status)}`,
+        );
         for (const r of busy) {
           assert.equal(r.body.toString(), 'server busy');
           assert.equal(r.headers['retry-after'], '1');
@@ -114,7 +125,10 @@ for (const tier of QUEUING_TIERS) {
       // Slots + queue = exactly the concurrent requests sent at the end: one
       // leaked slot and some of them would get 503.
       const maxQueue = 8;
-      const server = await startTier(tier, { args: ['--max-queue', String(maxQueue)], env: { UV_THREADPOOL_SIZE: '2' } });
+      const server = await startTier(tier, {
+        args: ['--max-queue', String(maxQueue)],
+        env: { UV_THREADPOOL_SIZE: '2' },
+      });
       try {
         const baseline = qrCliPids(server).length; // cli-pool's workers, 0 for cli
         for (let round = 0; round < 3; round++) {
@@ -126,7 +140,10 @@ for (const tier of QUEUING_TIERS) {
         await new Promise((r) => setTimeout(r, 1000));
         const texts = Array.from({ length: SLOTS[tier] + maxQueue }, (_, i) => `after hang-ups ${i}`);
         const responses = await Promise.all(texts.map((t) => getFresh(server.url, qrcodePath(t))));
-        assert.deepEqual(responses.map((r) => r.status), texts.map(() => 200));
+        assert.deepEqual(
+          responses.map((r) => r.status),
+          texts.map(() => 200),
+        );
         assert.equal((await decodeQrPng(responses.at(-1).body)).text, texts.at(-1));
       } finally {
         assert.equal(await server.stop(), 0);

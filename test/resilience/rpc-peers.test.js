@@ -105,7 +105,9 @@ async function underAttack(t, server, attack) {
   assert.ok(seen.p50 < CALLER_P50_MS, `caller p50 ${seen.p50.toFixed(1)} ms`);
   assert.ok(seen.max < CALLER_MAX_MS, `caller max ${seen.max.toFixed(1)} ms`);
   assert.ok(growth < MAX_GROWTH_BYTES, `RSS grew ${(growth / MB).toFixed(1)} MB`);
-  t.diagnostic(`RSS +${(growth / MB).toFixed(1)} MB; caller p50 ${seen.p50.toFixed(1)} ms, max ${seen.max.toFixed(1)} ms over ${seen.count} calls`);
+  t.diagnostic(
+    `RSS +${(growth / MB).toFixed(1)} MB; caller p50 ${seen.p50.toFixed(1)} ms, max ${seen.max.toFixed(1)} ms over ${seen.count} calls`,
+  );
   return { growth, ...seen };
 }
 
@@ -132,15 +134,20 @@ describe('qr_server --rpc against hostile peers', () => {
     const socket = await connect(server.socket);
     const answers = new Map();
     readAnswers(socket, (a) => answers.set(a.id, a));
-    socket.write(Buffer.concat([frame(1, 'héllo'), frame(2, ''), frame(3, 'x'.repeat(513)), frame(4, Buffer.from([0xff, 0xfe]))]));
+    socket.write(
+      Buffer.concat([frame(1, 'héllo'), frame(2, ''), frame(3, 'x'.repeat(513)), frame(4, Buffer.from([0xff, 0xfe]))]),
+    );
     await waitFor(() => answers.size === 4, 5000, 'four answers');
     assert.equal(answers.get(1).status, 0);
     assert.equal((await decodeQrPng(answers.get(1).payload)).text, 'héllo');
-    assert.deepEqual([2, 3, 4].map((id) => [answers.get(id).status, String(answers.get(id).payload)]), [
-      [1, 'text must not be empty'],
-      [2, 'text must be <= 512 bytes'],
-      [3, 'text must be valid UTF-8'],
-    ]);
+    assert.deepEqual(
+      [2, 3, 4].map((id) => [answers.get(id).status, String(answers.get(id).payload)]),
+      [
+        [1, 'text must not be empty'],
+        [2, 'text must be <= 512 bytes'],
+        [3, 'text must be valid UTF-8'],
+      ],
+    );
     socket.destroy();
   });
 
@@ -152,7 +159,10 @@ describe('qr_server --rpc against hostile peers', () => {
     socket.write(Buffer.concat(Array.from({ length: CALLS }, (_, i) => frame(i, `burst ${i}`))));
     await waitFor(() => answers.size === CALLS, 10_000, `${CALLS} answers`);
     const statuses = [...answers.values()].map((a) => a.status);
-    assert.ok(statuses.every((s) => s === 0 || s === 255), 'PNG or busy');
+    assert.ok(
+      statuses.every((s) => s === 0 || s === 255),
+      'PNG or busy',
+    );
     assert.ok(statuses.filter((s) => s === 0).length >= MAX_IN_FLIGHT_PER_CONNECTION);
     assert.equal(String([...answers.values()].find((a) => a.status === 255)?.payload ?? 'server busy'), 'server busy');
     socket.destroy();
@@ -162,13 +172,21 @@ describe('qr_server --rpc against hostile peers', () => {
     const seen = await underAttack(t, server, async () => {
       const started = Date.now();
       for (let round = 0; round < 50 || Date.now() - started < 2000; round++) {
-        const [huge, short, noise] = await Promise.all([connect(server.socket), connect(server.socket), connect(server.socket)]);
+        const [huge, short, noise] = await Promise.all([
+          connect(server.socket),
+          connect(server.socket),
+          connect(server.socket),
+        ]);
         huge.write(Buffer.from([0xff, 0xff, 0xff, 0xff, 1, 2, 3]));
         short.write(Buffer.from([0, 0, 0, 2, 9, 9])); // a body too short for its id
         noise.on('error', () => {});
         noise.write(Buffer.from(Array.from({ length: 4096 }, () => Math.floor(Math.random() * 256))));
         try {
-          await within(Promise.all([closed(huge), closed(short)]), 2000, 'the server closing a 4 GiB length and a short body');
+          await within(
+            Promise.all([closed(huge), closed(short)]),
+            2000,
+            'the server closing a 4 GiB length and a short body',
+          );
         } finally {
           for (const socket of [huge, short, noise]) socket.destroy();
         }
@@ -186,16 +204,25 @@ describe('qr_server --rpc against hostile peers', () => {
         socket.on('error', () => {});
         socket.pause(); // never reads an answer
         // 2 MB of calls each (8 MB of answers), written as fast as the server takes them.
-        const flood = Buffer.concat(Array.from({ length: 5000 }, (_, i) => frame(i, `flood ${c} ${i} ${'x'.repeat(400)}`)));
+        const flood = Buffer.concat(
+          Array.from({ length: 5000 }, (_, i) => frame(i, `flood ${c} ${i} ${'x'.repeat(400)}`)),
+        );
         socket.write(flood);
         flooders.push(socket);
       }
       await sleep(2000);
     });
     // The server read only what its bounds allow: most of each flood is still ours.
-    assert.ok(flooders.every((s) => s.writableLength > 0), 'the server stopped reading');
+    assert.ok(
+      flooders.every((s) => s.writableLength > 0),
+      'the server stopped reading',
+    );
     try {
-      await waitFor(() => openFds(server.child.pid) <= before, WRITE_TIMEOUT_MS + 5000, 'the server closing the flooders after the write timeout');
+      await waitFor(
+        () => openFds(server.child.pid) <= before,
+        WRITE_TIMEOUT_MS + 5000,
+        'the server closing the flooders after the write timeout',
+      );
     } finally {
       for (const socket of flooders) socket.destroy();
     }
@@ -213,7 +240,11 @@ describe('qr_server --rpc against hostile peers', () => {
       await sleep(1000);
     });
     try {
-      await within(Promise.all(stalled.map(closed)), READ_TIMEOUT_MS + 5000, 'the server closing half-written frames after the read timeout');
+      await within(
+        Promise.all(stalled.map(closed)),
+        READ_TIMEOUT_MS + 5000,
+        'the server closing half-written frames after the read timeout',
+      );
     } finally {
       for (const socket of stalled) socket.destroy();
     }
@@ -264,7 +295,10 @@ describe('qr_server --rpc stopping and starting', () => {
       assert.equal((await decodeQrPng(await tier.run('after a stale socket'))).text, 'after a stale socket');
       await tier.close();
       // A live server's path is refused, not taken over: its lock says so.
-      await assert.rejects(startServer(QR_SERVER, ['--port', '0', '--rpc', where], { timeoutMs: 5000 }), /another server holds \S+\.lock/);
+      await assert.rejects(
+        startServer(QR_SERVER, ['--port', '0', '--rpc', where], { timeoutMs: 5000 }),
+        /another server holds \S+\.lock/,
+      );
     } finally {
       await Promise.all(running.map((s) => s.stop()));
       fs.rmSync(first.dir, { recursive: true, force: true });
@@ -273,7 +307,8 @@ describe('qr_server --rpc stopping and starting', () => {
 });
 
 describe('qr_server --rpc socket file: mode, lock, a frozen owner', () => {
-  const start = (where, args = []) => startServer(QR_SERVER, ['--port', '0', '--rpc', where, ...args], { timeoutMs: 5000 });
+  const start = (where, args = []) =>
+    startServer(QR_SERVER, ['--port', '0', '--rpc', where, ...args], { timeoutMs: 5000 });
   const modeOf = (file) => fs.statSync(file).mode & 0o777;
 
   it('makes the socket owner-only by default, and as wide as --rpc-mode asks', async () => {

@@ -97,7 +97,10 @@ describe('SIGTERM the moment the ready line is read', { skip: PINNED_LINE_ONLY }
         const server = await startTier(tier);
         exits.push(await server.stop());
       }
-      assert.deepEqual(exits.filter((code) => code !== 0), []);
+      assert.deepEqual(
+        exits.filter((code) => code !== 0),
+        [],
+      );
     });
   }
 });
@@ -127,7 +130,9 @@ function pipelined(url, count, perConnection, label) {
     socket.on('data', (chunk) => chunks.push(chunk));
     socket.on('error', () => {});
     const closed = new Promise((resolve) => socket.on('close', () => resolve(Buffer.concat(chunks))));
-    socket.once('connect', () => socket.write(texts.map((t) => `GET ${qrcodePath(t)} HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`).join('')));
+    socket.once('connect', () =>
+      socket.write(texts.map((t) => `GET ${qrcodePath(t)} HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`).join('')),
+    );
     return { texts, chunks, closed };
   });
 }
@@ -152,7 +157,11 @@ describe('a stop signal to the pid or to the whole process group', { skip: PINNE
         process.kill(target === 'group' ? -server.child.pid : server.child.pid, 'SIGTERM');
         const answers = await Promise.all(connections.map(async (c) => parseResponses(await c.closed)));
         const statuses = answers.flat().map((a) => a.status);
-        assert.deepEqual(statuses.filter((status) => status !== 200), [], server.output());
+        assert.deepEqual(
+          statuses.filter((status) => status !== 200),
+          [],
+          server.output(),
+        );
         assert.equal(statuses.length, 200, `${statuses.length} answers`);
         assert.equal((await decodeQrPng(answers.at(-1).at(-1).body)).text, connections.at(-1).texts.at(-1));
         assert.equal(await server.stop(), 0, server.output());
@@ -164,12 +173,20 @@ describe('a stop signal to the pid or to the whole process group', { skip: PINNE
   for (const tier of ['cli-pool', 'axum-proxy']) {
     it(`${tier}: node-server killed by SIGKILL leaves no child behind`, async () => {
       const server = await startGroupLeader(tier, {});
-      const children = await waitFor(() => {
-        const pids = treePids(server.child.pid).filter((pid) => pid !== server.child.pid && !stopped(pid));
-        return pids.length > 0 && pids;
-      }, 5000, 'its children');
+      const children = await waitFor(
+        () => {
+          const pids = treePids(server.child.pid).filter((pid) => pid !== server.child.pid && !stopped(pid));
+          return pids.length > 0 && pids;
+        },
+        5000,
+        'its children',
+      );
       process.kill(server.child.pid, 'SIGKILL');
-      await waitFor(() => children.every(stopped), 15_000, `${children.map((pid) => `${commName(pid)} ${pid}`)} stopped`);
+      await waitFor(
+        () => children.every(stopped),
+        15_000,
+        `${children.map((pid) => `${commName(pid)} ${pid}`)} stopped`,
+      );
     });
   }
 });
@@ -199,9 +216,17 @@ describe('SIGTERM with pipelined requests still unread', { skip: PINNED_LINE_ONL
       await waitFor(() => connections.every((c) => c.chunks.length > 0), 10_000, 'an answer on every connection');
       for (const c of connections) c.second();
       process.kill(-server.child.pid, 'SIGTERM');
-      const answers = await within(Promise.all(connections.map(async (c) => parseResponses(await c.closed))), SHUTDOWN_LIMIT_MS, 'the closes');
+      const answers = await within(
+        Promise.all(connections.map(async (c) => parseResponses(await c.closed))),
+        SHUTDOWN_LIMIT_MS,
+        'the closes',
+      );
       const counts = answers.map((a) => a.length);
-      assert.deepEqual(counts.filter((n) => n !== 32), [], `answers per connection ${counts}`);
+      assert.deepEqual(
+        counts.filter((n) => n !== 32),
+        [],
+        `answers per connection ${counts}`,
+      );
       assert.ok(answers.flat().every((a) => a.status === 200));
       assert.equal((await decodeQrPng(answers.at(-1).at(-1).body)).text, connections.at(-1).texts.at(-1));
       assert.equal(await server.stop(), 0, server.output());
@@ -210,7 +235,15 @@ describe('SIGTERM with pipelined requests still unread', { skip: PINNED_LINE_ONL
 });
 
 describe('drain: SIGTERM while requests complete their heads', () => {
-  const CASES = [...TIERS.map((tier) => [tier, {}]), ...(QUICK ? [] : [['js', { workers: 2 }], ['axum-proxy', { workers: 2 }]])];
+  const CASES = [
+    ...TIERS.map((tier) => [tier, {}]),
+    ...(QUICK
+      ? []
+      : [
+          ['js', { workers: 2 }],
+          ['axum-proxy', { workers: 2 }],
+        ]),
+  ];
   for (const [tier, options] of CASES) {
     const name = options.workers ? `${tier}, ${options.workers} cluster workers` : tier;
     it(`${name}: answers sync and async routes on kept-alive connections, exits 0`, async () => {

@@ -10,7 +10,7 @@ const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const { ROOT, startTier, tierCommand, QR_CONFIG } = require('../helpers/servers');
+const { ROOT, startTier, tierCommand } = require('../helpers/servers');
 const { openLoop, runLoad } = require('../../bench/lib/load');
 const { percentile } = require('../../bench/lib/stats');
 const { resetEventLoop, readEventLoop } = require('../../bench/lib/event-loop');
@@ -31,7 +31,10 @@ describe('bench/run.js --quick: the default run', () => {
   let results;
   before(() => {
     out = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-bench-'));
-    execFileSync(process.execPath, [RUN, '--quick', '--connections', '50', '--out', out], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 });
+    execFileSync(process.execPath, [RUN, '--quick', '--connections', '50', '--out', out], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      timeout: 600_000,
+    });
     data = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'));
     ({ results } = data);
     report = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
@@ -49,12 +52,15 @@ describe('bench/run.js --quick: the default run', () => {
       assert.equal(r.errors, 0, `${r.tier} errors`);
       assert.equal(r.non2xx, 0, `${r.tier} non-2xx`);
       assert.ok(r.requestsPerSecond > 0 && r.latencyMs.p99 > 0 && r.latencyMs.p999 >= r.latencyMs.p99, r.tier);
-      assert.ok(r.peakRssMB > 0 && r.peakUssMB > 0 && r.peakUssMB <= r.peakRssMB && r.serverCpuUsPerRequest > 0, r.tier);
+      assert.ok(
+        r.peakRssMB > 0 && r.peakUssMB > 0 && r.peakUssMB <= r.peakRssMB && r.serverCpuUsPerRequest > 0,
+        r.tier,
+      );
       assert.ok(r.busiestThreadCores > 0 && r.loadGeneratorCpuCores > 0 && r.samplerCpuCores > 0, r.tier);
       assert.equal(r.lengthCurve, undefined, `${r.tier}: no curves by default`);
     }
     for (const tier of tiers) assert.match(report, new RegExp(`^\\| ${tier}( \\(ref\\.\\))? \\| 1 \\|`, 'm'));
-    assert.match(fs.readFileSync(path.join(out, 'ratios-w1.svg'), 'utf8'), /^<svg[^]*<circle/);
+    assert.match(fs.readFileSync(path.join(out, 'ratios-w1.svg'), 'utf8'), /^<svg[\s\S]*<circle/);
   });
 
   it('gives every ratio its 95% interval, every tier its rounds and why it stopped, and the run its wall time', () => {
@@ -67,14 +73,37 @@ describe('bench/run.js --quick: the default run', () => {
         assert.ok(st.low <= st.estimate && st.estimate <= st.high && st.low > 0, `${r.tier} ${figure}`);
         assert.ok(Number.isFinite(st.halfWidth) && st.perRound.length === r.stop.rounds, `${r.tier} ${figure}`);
       }
-      assert.match(r.stop.reason, /^(converged: CPU ±[\d.]+%, req\/s ±[\d.]+%|round cap|time budget|the anchor: stays while any other runs)$/, r.tier);
-      assert.equal(r.runs.length, r.tier === anchor ? 2 * r.stop.rounds : r.stop.rounds, `${r.tier}: one visit per round, the anchor two`);
+      assert.match(
+        r.stop.reason,
+        /^(converged: CPU ±[\d.]+%, req\/s ±[\d.]+%|round cap|time budget|the anchor: stays while any other runs)$/,
+        r.tier,
+      );
+      assert.equal(
+        r.runs.length,
+        r.tier === anchor ? 2 * r.stop.rounds : r.stop.rounds,
+        `${r.tier}: one visit per round, the anchor two`,
+      );
     }
     assert.ok(data.settings.wallSeconds > 10 && data.settings.minRounds === 2 && data.settings.maxRounds === 2);
-    assert.match(report, new RegExp(`^The default run took \\d+\\.\\d minutes: \\d+ interleaved rounds at most; \\d+ of ${results.length - 1} tiers stopped`, 'm'));
+    assert.match(
+      report,
+      new RegExp(
+        `^The default run took \\d+\\.\\d minutes: \\d+ interleaved rounds at most; \\d+ of ${results.length - 1} tiers stopped`,
+        'm',
+      ),
+    );
     assert.match(report, /^\| napi \| 1 \| (≥ )?\d+\.\d\dx \(\d+\.\d\d-\d+\.\d\d\)( \(wrk\))? \| \d+\.\d\dx \(/m);
-    assert.match(report, /^- When a tier stops: after 2 rounds, once its CPU-per-request ratio's 95% interval is within ±5%/m);
-    for (const section of ['Relative to `js`, within each round', 'Absolute figures', 'Rounds', 'What the framework costs', 'How it was measured']) {
+    assert.match(
+      report,
+      /^- When a tier stops: after 2 rounds, once its CPU-per-request ratio's 95% interval is within ±5%/m,
+    );
+    for (const section of [
+      'Relative to `js`, within each round',
+      'Absolute figures',
+      'Rounds',
+      'What the framework costs',
+      'How it was measured',
+    ]) {
       assert.match(report, new RegExp(`^## ${section.replace(/[()`]/g, '\\$&')}$`, 'm'), section);
     }
     assert.ok(results.find((r) => r.tier === 'napi').ratios.requestsPerSecond.low > 5, 'a Rust tier far ahead of js');
@@ -94,14 +123,18 @@ describe('bench/run.js --quick: the default run', () => {
   });
 
   it('separates body bytes from wire bytes: the same PNG bytes on every Rust tier', () => {
-    const rust = results.filter((r) => RUST_TIERS.includes(r.tier) || r.tier === 'axum-nginx' || r.tier === 'napi-node-http');
+    const rust = results.filter(
+      (r) => RUST_TIERS.includes(r.tier) || r.tier === 'axum-nginx' || r.tier === 'napi-node-http',
+    );
     for (const r of rust) assert.equal(r.meanBodyBytes, rust[0].meanBodyBytes, r.tier);
-    for (const r of results) assert.ok(r.meanWireBytes > r.meanBodyBytes + 50, `${r.tier}: headers are in wire bytes only`);
+    for (const r of results)
+      assert.ok(r.meanWireBytes > r.meanBodyBytes + 50, `${r.tier}: headers are in wire bytes only`);
   });
 
   it('reads the event loop of node-server tiers only', () => {
     for (const r of results) {
-      if (['axum', 'axum-nginx', 'napi-node-http'].includes(r.tier)) assert.equal(r.eventLoopDelayMs, undefined, r.tier);
+      if (['axum', 'axum-nginx', 'napi-node-http'].includes(r.tier))
+        assert.equal(r.eventLoopDelayMs, undefined, r.tier);
       else assert.equal(r.eventLoopDelayMs.workersRead, 1, r.tier);
     }
   });
@@ -110,7 +143,10 @@ describe('bench/run.js --quick: the default run', () => {
     const file = path.join(out, 'results.json');
     const same = spawnSync(process.execPath, [COMPARE, file, file], { encoding: 'utf8' });
     assert.equal(same.status, 0, same.stdout);
-    assert.match(same.stdout, new RegExp(`^${2 * results.length} comparisons: 0 of ${2 * results.length} ratios moved`, 'm'));
+    assert.match(
+      same.stdout,
+      new RegExp(`^${2 * results.length} comparisons: 0 of ${2 * results.length} ratios moved`, 'm'),
+    );
     const other = { ...data, machine: { ...data.machine, cores: data.machine.cores * 4 } };
     const otherFile = path.join(out, 'other.json');
     fs.writeFileSync(otherFile, JSON.stringify(other));
@@ -139,43 +175,78 @@ describe('bench/run.js --quick --full: the long run', () => {
   let out;
   before(() => {
     out = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-bench-full-'));
-    execFileSync(process.execPath, [RUN, '--quick', '--full', '--tiers', 'js,napi,napi-node-http', '--connections', '50', '--out', out], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 });
+    execFileSync(
+      process.execPath,
+      [RUN, '--quick', '--full', '--tiers', 'js,napi,napi-node-http', '--connections', '50', '--out', out],
+      { stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 },
+    );
     data = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'));
     report = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
   });
   after(() => fs.rmSync(out, { recursive: true, force: true }));
 
   it('adds two workers, the curves, the fixed rates, wrk, another Node line and runtime in rounds of their own', () => {
-    assert.deepEqual(data.results.map((r) => `${r.tier}@${r.workers}`).sort(), ['js@1', 'js@2', 'napi-node-http@1', 'napi@1', 'napi@2']);
+    assert.deepEqual(data.results.map((r) => `${r.tier}@${r.workers}`).sort(), [
+      'js@1',
+      'js@2',
+      'napi-node-http@1',
+      'napi@1',
+      'napi@2',
+    ]);
     for (const r of data.results.filter((x) => x.workers === 1)) {
-      assert.deepEqual(r.connectionsCurve.map((p) => p.connections), [1, 10, 50], r.tier);
-      assert.deepEqual(r.lengthCurve.map((p) => p.length), [16, 512], r.tier);
-      for (const f of r.fixedRate) assert.ok(f.responses > 0 && f.sendLagMs.p99 >= 0 && f.targetRate > 0, `${r.tier} fixed rate`);
+      assert.deepEqual(
+        r.connectionsCurve.map((p) => p.connections),
+        [1, 10, 50],
+        r.tier,
+      );
+      assert.deepEqual(
+        r.lengthCurve.map((p) => p.length),
+        [16, 512],
+        r.tier,
+      );
+      for (const f of r.fixedRate)
+        assert.ok(f.responses > 0 && f.sendLagMs.p99 >= 0 && f.targetRate > 0, `${r.tier} fixed rate`);
       assert.ok(r.crossCheck.wrk.requestsPerSecond > 0, `${r.tier} wrk`);
     }
     const lines = [...new Set(data.crossLine.map((r) => r.line))];
     assert.equal(lines.length, 2, 'the pinned line and one other');
     assert.ok(lines.includes(data.machine.node.replace(/^v/, '')));
     assert.deepEqual([...new Set(data.crossLine.map((r) => r.tier))].sort(), ['napi', 'napi-node-http']);
-    assert.ok(data.rounds.some((g) => g.lines), 'the lines in rounds of their own');
+    assert.ok(
+      data.rounds.some((g) => g.lines),
+      'the lines in rounds of their own',
+    );
     // The last pinned runtime (Deno), where scripts/setup.sh installed it for the tests.
     const deno = require('../../bench/lib/runtimes').pinnedRuntimes(ROOT).at(-1);
     const runtimes = [...new Set(data.crossRuntime.map((r) => r.runtime))];
-    assert.deepEqual(runtimes, [`Node ${data.machine.node.replace(/^v/, '')}`, 'Deno ' + deno.version]);
+    assert.deepEqual(runtimes, [`Node ${data.machine.node.replace(/^v/, '')}`, `Deno ${deno.version}`]);
     for (const runtime of runtimes) {
       const rows = data.crossRuntime.filter((r) => r.runtime === runtime);
       assert.deepEqual(rows.map((r) => r.tier).sort(), ['napi', 'napi-node-http'], runtime);
-      for (const r of rows) assert.ok(r.requestsPerSecond > 0 && r.oneConnectionLatencyMs.mean > 0, `${r.tier} on ${runtime}`);
+      for (const r of rows)
+        assert.ok(r.requestsPerSecond > 0 && r.oneConnectionLatencyMs.mean > 0, `${r.tier} on ${runtime}`);
     }
-    assert.ok(data.rounds.some((g) => g.runtimes), 'the runtimes in rounds of their own');
-    for (const section of ['Across Node lines', 'Across runtimes', 'Latency at fixed request rates (open loop)', 'Cost against input size', 'Against connections', 'Against workers', 'autocannon against wrk']) {
+    assert.ok(
+      data.rounds.some((g) => g.runtimes),
+      'the runtimes in rounds of their own',
+    );
+    for (const section of [
+      'Across Node lines',
+      'Across runtimes',
+      'Latency at fixed request rates (open loop)',
+      'Cost against input size',
+      'Against connections',
+      'Against workers',
+      'autocannon against wrk',
+    ]) {
       assert.match(report, new RegExp(`^## ${section.replace(/[()`]/g, '\\$&')}$`, 'm'), section);
     }
     assert.match(report, /^The full run took \d+\.\d minutes/m);
     // Two workers: a ratio is printed only where js itself was not held back.
     const js2 = data.results.find((r) => r.tier === 'js' && r.workers === 2);
     const { isLowerBound } = require('../../bench/lib/limit');
-    if (isLowerBound(js2)) assert.match(report, /^At 2 workers `js` itself was held back by the (machine|load generator)/m);
+    if (isLowerBound(js2))
+      assert.match(report, /^At 2 workers `js` itself was held back by the (machine|load generator)/m);
     else assert.match(report, /^\| napi \| 2 \| /m);
   });
 });
@@ -185,7 +256,11 @@ describe('the README and the committed report', () => {
   const text = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 
   it('holds exactly the summary bench/results/results.json renders', () => {
-    assert.equal(readme.extract(text), readme.section(committed, 'bench/results'), 'run: node bench/run.js --render bench/results --readme README.md');
+    assert.equal(
+      readme.extract(text),
+      readme.section(committed, 'bench/results'),
+      'run: node bench/run.js --render bench/results --readme README.md',
+    );
   });
 
   it('quotes no benchmark figure outside that summary', () => {
@@ -200,7 +275,10 @@ describe('the README and the committed report', () => {
     assert.equal(committed.settings.full, false);
     const others = committed.results.filter((r) => r.tier !== committed.settings.anchor);
     assert.ok(committed.results.every((r) => r.workers === 1 && r.stop));
-    assert.ok(others.every((r) => r.ratios.serverCpuUsPerRequest.halfWidth > 0), 'every ratio with its interval');
+    assert.ok(
+      others.every((r) => r.ratios.serverCpuUsPerRequest.halfWidth > 0),
+      'every ratio with its interval',
+    );
   });
 });
 
@@ -224,7 +302,9 @@ describe('bench harness parts', () => {
     const nodeArgs = ['--no-memory-reducer'];
     const server = await startTier('napi', { workers: 2, nodeArgs });
     try {
-      const argvs = treePids(server.child.pid).map((pid) => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'));
+      const argvs = treePids(server.child.pid).map((pid) =>
+        fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'),
+      );
       assert.equal(argvs.length, 3, 'the primary and its two workers');
       for (const argv of argvs) assert.deepEqual(argv.slice(0, 2), [process.execPath, ...nodeArgs], argv.join(' '));
     } finally {
@@ -254,9 +334,13 @@ describe('bench harness parts', () => {
     }
   });
 
-  it('bench/compare.js judges a move against the larger of its tolerance and three times both runs\' noise', () => {
+  it("bench/compare.js judges a move against the larger of its tolerance and three times both runs' noise", () => {
     const { compare } = require('../../bench/compare');
-    const report = (perRound) => ({ results: [{ tier: 't', workers: 1, requestsPerSecond: 1, ratios: { serverCpuUsPerRequest: ratioInterval(perRound) } }] });
+    const report = (perRound) => ({
+      results: [
+        { tier: 't', workers: 1, requestsPerSecond: 1, ratios: { serverCpuUsPerRequest: ratioInterval(perRound) } },
+      ],
+    });
     const steady = [1, 1.01, 0.99, 1, 1.005, 0.995];
     const tol = { rps: 0.1, cpu: 0.05 };
     // 6% on a steady ratio: past 5%, and the noise is well under 2%.
@@ -281,7 +365,13 @@ describe('bench harness parts', () => {
         const rps = s.key === 'js' ? 100 : s.key === 'steady' ? 1000 * jitter(0.005) : 1000 * jitter(0.3);
         return { main: { requestsPerSecond: rps, serverCpuUsPerRequest: 1e6 / rps, machine: null } };
       };
-      const { visits, stopped } = await runRounds(subjects, { anchor: 'js', minRounds: 3, maxRounds: 6, stop: stopRule({ cpu: 0.05, rps: 0.1 }), measure });
+      const { visits, stopped } = await runRounds(subjects, {
+        anchor: 'js',
+        minRounds: 3,
+        maxRounds: 6,
+        stop: stopRule({ cpu: 0.05, rps: 0.1 }),
+        measure,
+      });
       assert.equal(stopped.get('steady').rounds, 3);
       assert.match(stopped.get('steady').reason, /^converged: CPU ±\d\.\d%, req\/s ±\d\.\d%$/);
       assert.deepEqual(stopped.get('noisy'), { rounds: 6, reason: 'round cap' });
@@ -289,8 +379,18 @@ describe('bench harness parts', () => {
       assert.equal(visits.filter((v) => v.key === 'steady').length, 3);
       assert.equal(visits.filter((v) => v.key === 'js').length, 12, 'the anchor twice a round while noisy runs');
       // A deadline long past: one round, then every subject stops on the budget.
-      const budget = await runRounds(subjects, { anchor: 'js', minRounds: 3, maxRounds: 6, deadline: 0, stop: stopRule(), measure });
-      assert.deepEqual([...budget.stopped.values()].map((x) => x.reason), ['time budget', 'time budget', 'time budget']);
+      const budget = await runRounds(subjects, {
+        anchor: 'js',
+        minRounds: 3,
+        maxRounds: 6,
+        deadline: 0,
+        stop: stopRule(),
+        measure,
+      });
+      assert.deepEqual(
+        [...budget.stopped.values()].map((x) => x.reason),
+        ['time budget', 'time budget', 'time budget'],
+      );
     } finally {
       sleeper.kill('SIGKILL');
     }
@@ -302,7 +402,14 @@ describe('bench harness parts', () => {
     assert.ok(modes && modes.low.rounds === 5 && modes.high.rounds === 5, JSON.stringify(modes));
     assert.ok(Math.abs(modes.low.estimate - 0.916) < 0.01 && Math.abs(modes.high.estimate - 1.104) < 0.01);
     assert.equal(twoModes([0.95, 0.97, 0.99, 1, 1.01, 1.02, 1.03, 1.05, 0.98, 1.0]), null);
-    assert.equal(stopRule({ cpu: 1, rps: 1 })({ serverCpuUsPerRequest: ratioStatsOf(bimodal), requestsPerSecond: ratioStatsOf(bimodal) }), null, 'two modes never converge');
+    assert.equal(
+      stopRule({ cpu: 1, rps: 1 })({
+        serverCpuUsPerRequest: ratioStatsOf(bimodal),
+        requestsPerSecond: ratioStatsOf(bimodal),
+      }),
+      null,
+      'two modes never converge',
+    );
     const { interval } = require('../../bench/lib/report');
     assert.match(interval(ratioStatsOf(bimodal)), /^two modes: 0\.92x \(5 rounds\), 1\.10x \(5\)$/);
   });
@@ -314,7 +421,11 @@ describe('bench harness parts', () => {
     // logs ±1: mean 0, sd √2, se 1, t(1) 12.706.
     assert.ok(Math.abs(Math.log(spread.high) - 12.706) < 1e-9 && Math.abs(spread.estimate - 1) < 1e-12);
     const inv = invert(ratioInterval([4, 5, 6]));
-    assert.ok(Math.abs(inv.estimate - 1 / ratioInterval([4, 5, 6]).estimate) < 1e-12 && inv.low < inv.estimate && inv.estimate < inv.high);
+    assert.ok(
+      Math.abs(inv.estimate - 1 / ratioInterval([4, 5, 6]).estimate) < 1e-12 &&
+        inv.low < inv.estimate &&
+        inv.estimate < inv.high,
+    );
     const boot = bootstrap([1, 2, 3, 4, 5, 6, 7, 8]);
     assert.deepEqual(boot, bootstrap([1, 2, 3, 4, 5, 6, 7, 8]), 'seeded: the same data, the same interval');
     assert.ok(boot.low < 4.5 && boot.high > 4.5);
@@ -323,14 +434,24 @@ describe('bench harness parts', () => {
   it('names what held a window back: a saturated server thread is the server, not a lower bound', () => {
     const { limitOf, isLowerBound } = require('../../bench/lib/limit');
     assert.equal(limitOf({ busiestThreadCores: 1, loadGeneratorCpuCores: 0.95, machine: { busy: 1 } }), 'server');
-    assert.equal(limitOf({ busiestThreadCores: 0.5, loadGeneratorCpuCores: 0.75, machine: { busy: 0.8 } }), 'load generator');
+    assert.equal(
+      limitOf({ busiestThreadCores: 0.5, loadGeneratorCpuCores: 0.75, machine: { busy: 0.8 } }),
+      'load generator',
+    );
     assert.equal(limitOf({ busiestThreadCores: 0.5, loadGeneratorCpuCores: 0.6, machine: { busy: 0.95 } }), 'machine');
     assert.equal(limitOf({ busiestThreadCores: 0.5, loadGeneratorCpuCores: 0.6, machine: { busy: 0.7 } }), null);
     const { rpsRatio } = require('../../bench/lib/report');
     const ratio = (estimate) => ({ estimate, low: estimate * 0.9, high: estimate * 1.1 });
     const served = { busiestThreadCores: 0.5, loadGeneratorCpuCores: 0.6, machine: { busy: 0.7 } };
-    const wrkMore = rpsRatio({ ...served, ratios: { requestsPerSecond: ratio(100), wrkRequestsPerSecond: ratio(120) } });
-    assert.deepEqual([wrkMore.generator, wrkMore.bound], ['wrk', true], "wrk's figure, on the same machine, is a lower bound too");
+    const wrkMore = rpsRatio({
+      ...served,
+      ratios: { requestsPerSecond: ratio(100), wrkRequestsPerSecond: ratio(120) },
+    });
+    assert.deepEqual(
+      [wrkMore.generator, wrkMore.bound],
+      ['wrk', true],
+      "wrk's figure, on the same machine, is a lower bound too",
+    );
     const wrkLess = rpsRatio({ ...served, ratios: { requestsPerSecond: ratio(100), wrkRequestsPerSecond: ratio(90) } });
     assert.deepEqual([wrkLess.generator, wrkLess.bound], ['autocannon', false]);
     assert.equal(isLowerBound({ busiestThreadCores: 1, loadGeneratorCpuCores: 0.95, machine: { busy: 1 } }), false);
@@ -346,19 +467,46 @@ describe('bench harness parts', () => {
   it('reads each ratio within its round, so a round where the whole machine ran slow changes none', () => {
     // Round 2 runs everything at half speed and double CPU: absolute medians
     // move, ratios do not.
-    const visit = (key, round, rps, cpu) => ({ key, round, main: { requestsPerSecond: rps, serverCpuUsPerRequest: cpu, peakPssMB: 10 + round, errors: round, machine: { steal: 0, softirq: 0.01 } }, single: { latencyMs: { mean: 1000 / rps } } });
+    const visit = (key, round, rps, cpu) => ({
+      key,
+      round,
+      main: {
+        requestsPerSecond: rps,
+        serverCpuUsPerRequest: cpu,
+        peakPssMB: 10 + round,
+        errors: round,
+        machine: { steal: 0, softirq: 0.01 },
+      },
+      single: { latencyMs: { mean: 1000 / rps } },
+    });
     const visits = [];
-    for (const [round, speed] of [[0, 1], [1, 0.5], [2, 1]]) {
-      visits.push(visit('js', round, 100 * speed, 10 / speed), visit('napi', round, 3000 * speed, 0.3 / speed), visit('js', round, 100 * speed, 10 / speed));
+    for (const [round, speed] of [
+      [0, 1],
+      [1, 0.5],
+      [2, 1],
+    ]) {
+      visits.push(
+        visit('js', round, 100 * speed, 10 / speed),
+        visit('napi', round, 3000 * speed, 0.3 / speed),
+        visit('js', round, 100 * speed, 10 / speed),
+      );
     }
     const { subjects, rounds } = summarize(visits, 'js');
     const napi = subjects.get('napi');
     for (const figure of ['requestsPerSecond', 'serverCpuUsPerRequest', 'oneConnectionMs']) {
       const st = napi.ratios[figure];
-      assert.ok(st.perRound.every((x) => Math.abs(x - st.perRound[0]) < 1e-9), `${figure}: ${st.perRound}`);
+      assert.ok(
+        st.perRound.every((x) => Math.abs(x - st.perRound[0]) < 1e-9),
+        `${figure}: ${st.perRound}`,
+      );
     }
-    assert.ok(Math.abs(napi.ratios.requestsPerSecond.estimate - 30) < 1e-9 && napi.ratios.requestsPerSecond.halfWidth < 1e-9);
-    assert.deepEqual(rounds.map((r) => r.anchorRequestsPerSecond), [1, 0.5, 1]);
+    assert.ok(
+      Math.abs(napi.ratios.requestsPerSecond.estimate - 30) < 1e-9 && napi.ratios.requestsPerSecond.halfWidth < 1e-9,
+    );
+    assert.deepEqual(
+      rounds.map((r) => r.anchorRequestsPerSecond),
+      [1, 0.5, 1],
+    );
     // Peaks are the maximum, failures the sum over every visit.
     assert.equal(napi.main.peakPssMB, 12);
     assert.equal(napi.main.errors, 3);
@@ -368,7 +516,7 @@ describe('bench harness parts', () => {
     // The sampler's window (measure.js) opens and closes on these two events;
     // a window closed at the processes' exit bills the server's work on the
     // answers dropped in flight to the answers counted.
-    const server = http.createServer((req, res) => res.end('ok'));
+    const server = http.createServer((_req, res) => res.end('ok'));
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${server.address().port}`;
@@ -383,9 +531,16 @@ describe('bench harness parts', () => {
           onMeasureEnd: () => events.push(['end', performance.now()]),
         });
         events.push(['resolved', performance.now()]);
-        assert.deepEqual(events.map(([e]) => e), ['start', 'end', 'resolved'], job.kind);
+        assert.deepEqual(
+          events.map(([e]) => e),
+          ['start', 'end', 'resolved'],
+          job.kind,
+        );
         const measured = (events[1][1] - events[0][1]) / 1000;
-        assert.ok(Math.abs(measured - load.seconds) < 0.5, `${job.kind}: window ${measured} s, answers counted over ${load.seconds} s`);
+        assert.ok(
+          Math.abs(measured - load.seconds) < 0.5,
+          `${job.kind}: window ${measured} s, answers counted over ${load.seconds} s`,
+        );
         assert.ok(load.responses > 0);
       }
     } finally {
@@ -398,7 +553,7 @@ describe('bench harness parts', () => {
     // the requests due meanwhile wait in the client. Timed from when they were
     // sent, only one request would look slow.
     let count = 0;
-    const server = http.createServer((req, res) => {
+    const server = http.createServer((_req, res) => {
       if (++count === 20) {
         const until = Date.now() + 300;
         while (Date.now() < until);
@@ -423,7 +578,7 @@ describe('bench harness parts', () => {
 describe('figures that mean what they say', () => {
   it('times refused answers apart from served ones, and prints no figure from an empty denominator', async () => {
     let count = 0;
-    const server = http.createServer((req, res) => {
+    const server = http.createServer((_req, res) => {
       // Every other request refused at once, the others served after 20 ms.
       if (++count % 2) {
         res.statusCode = 503;
@@ -434,7 +589,14 @@ describe('figures that mean what they say', () => {
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${server.address().port}`;
-      const load = await runLoad(url, { kind: 'closed', connections: 2, paths: ['/'], warmup: 0, duration: 1, timeout: 10 });
+      const load = await runLoad(url, {
+        kind: 'closed',
+        connections: 2,
+        paths: ['/'],
+        warmup: 0,
+        duration: 1,
+        timeout: 10,
+      });
       assert.ok(load.non2xx > 0 && load.latencies.length === load.responses - load.non2xx, 'only 2xx in latencies');
       assert.equal(load.refusedLatencies.length, load.non2xx);
       assert.ok(percentile(load.latencies, 50) >= 19, `served p50 ${percentile(load.latencies, 50)} ms`);
@@ -444,7 +606,14 @@ describe('figures that mean what they say', () => {
     }
     const { figures } = require('../../bench/lib/measure');
     const nothing = figures(
-      { responses: 10, non2xx: 10, bytes: 0, seconds: 1, latencies: new Float64Array(), refusedLatencies: Float64Array.of(1) },
+      {
+        responses: 10,
+        non2xx: 10,
+        bytes: 0,
+        seconds: 1,
+        latencies: new Float64Array(),
+        refusedLatencies: Float64Array.of(1),
+      },
       { peakPss: 1, peakRss: 1, peakUss: 1, serverCpuSeconds: 62.38, wallSeconds: 1, busiestThreadCores: 1 },
       null,
     );
@@ -457,13 +626,19 @@ describe('figures that mean what they say', () => {
 
 describe('open-loop connections', () => {
   it('follows a server that closes after every answer onto new connections, losing nothing', async () => {
-    const server = http.createServer((req, res) => {
+    const server = http.createServer((_req, res) => {
       res.setHeader('connection', 'close');
       res.end('ok');
     });
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
-      const load = await openLoop(`http://127.0.0.1:${server.address().port}`, { rate: 100, warmup: 0, duration: 1, paths: ['/'], connections: 2 });
+      const load = await openLoop(`http://127.0.0.1:${server.address().port}`, {
+        rate: 100,
+        warmup: 0,
+        duration: 1,
+        paths: ['/'],
+        connections: 2,
+      });
       assert.equal(load.errors, 0);
       assert.equal(load.responses, 100);
       assert.equal(load.non2xx, 0);
@@ -478,7 +653,11 @@ describe('bench/soak.js (tier-bench-soak)', () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-soak-'));
     try {
       // Three seconds say nothing about growth: exit 1 (a tier grew) is allowed here.
-      const soak = spawnSync(process.execPath, [path.join(ROOT, 'bench/soak.js'), '--duration', '3s', '--warmup', '1s', '--tiers', 'napi', '--out', out], { encoding: 'utf8', timeout: 60_000 });
+      const soak = spawnSync(
+        process.execPath,
+        [path.join(ROOT, 'bench/soak.js'), '--duration', '3s', '--warmup', '1s', '--tiers', 'napi', '--out', out],
+        { encoding: 'utf8', timeout: 60_000 },
+      );
       assert.ok(soak.status === 0 || soak.status === 1, soak.stderr);
       const { results } = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'));
       assert.equal(results.length, 1);
@@ -494,18 +673,30 @@ describe('bench/soak.js (tier-bench-soak)', () => {
 
 describe('bench/core-curve.js', () => {
   it('times every in-process binding on every text set and length', () => {
-    const out = execFileSync(process.execPath, [path.join(ROOT, 'bench/core-curve.js'), '--rounds', '1', '--round-ms', '2'], {
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
+    const out = execFileSync(
+      process.execPath,
+      [path.join(ROOT, 'bench/core-curve.js'), '--rounds', '1', '--round-ms', '2'],
+      {
+        encoding: 'utf8',
+        timeout: 120_000,
+      },
+    );
     assert.match(out, /^\| texts \| n \| napi us\/call \| wasm us\/call \| wasm-raw us\/call \| PNG bytes \|$/m);
-    const sets = ['ten article URLs', 'all shared texts', '510-512 byte texts', ...[16, 64, 128, 256, 384, 512].map((n) => `${n} bytes`)];
+    const sets = [
+      'ten article URLs',
+      'all shared texts',
+      '510-512 byte texts',
+      ...[16, 64, 128, 256, 384, 512].map((n) => `${n} bytes`),
+    ];
     for (const set of sets) {
       const row = out.split('\n').find((line) => line.startsWith(`| ${set} |`));
       assert.ok(row, `row for ${set}`);
       const figures = row.split('|').slice(3, -1).map(Number);
       assert.equal(figures.length, 4, row);
-      assert.ok(figures.every((x) => x > 0), row);
+      assert.ok(
+        figures.every((x) => x > 0),
+        row,
+      );
     }
   });
 });

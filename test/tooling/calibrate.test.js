@@ -23,8 +23,11 @@ const SIZES = [
   { input: 1, output: 384 }, // shorter than its own head: raised to it
 ];
 const QUICK = { seconds: 0.3, warmSeconds: 0.1, passes: 1 };
-const OTHER_LINE = fs.readFileSync(path.join(ROOT, 'scripts/node-versions'), 'utf8')
-  .split('\n').find((line) => line.startsWith('22.'))?.split(/\s+/)[0];
+const OTHER_LINE = fs
+  .readFileSync(path.join(ROOT, 'scripts/node-versions'), 'utf8')
+  .split('\n')
+  .find((line) => line.startsWith('22.'))
+  ?.split(/\s+/)[0];
 const NODE_22 = OTHER_LINE && path.join(ROOT, 'target/node', OTHER_LINE, 'bin/node');
 
 describe('boundary calibration', { timeout: 120_000 }, () => {
@@ -41,7 +44,7 @@ describe('boundary calibration', { timeout: 120_000 }, () => {
     }
   });
 
-  it('runs a port that agrees with identity.js through every tier: the ladder\'s own parity test', () => {
+  it("runs a port that agrees with identity.js through every tier: the ladder's own parity test", () => {
     const args = ['--test', '--test-reporter=tap', path.join(LADDER, 'test/parity.test.js')];
     const parity = spawnSync(process.execPath, args, {
       encoding: 'utf8',
@@ -57,7 +60,7 @@ describe('boundary calibration', { timeout: 120_000 }, () => {
     assert.deepEqual(result.sizes, [
       SIZES[0],
       SIZES[1],
-      { input: 4, output: 384, note: 'asked 1/384: an input holds at least the output\'s length and a newline' },
+      { input: 4, output: 384, note: "asked 1/384: an input holds at least the output's length and a newline" },
     ]);
     assert.deepEqual(Object.keys(result.tiers), TIERS);
     for (const [name, t] of Object.entries(result.tiers)) {

@@ -8,14 +8,23 @@
 // checker catches what it is for.
 const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
-const { productionTree, violations, foreignSources, registryProblems, readAllowList } = require('../../scripts/npm-policy');
+const {
+  productionTree,
+  violations,
+  foreignSources,
+  registryProblems,
+  readAllowList,
+} = require('../../scripts/npm-policy');
 const cargo = require('../../scripts/cargo-policy');
 
 describe('npm production tree policy', () => {
   it('holds only allowed packages, under allowed licenses, each with its sha512', () => {
     const tree = productionTree();
     assert.ok(tree.size > 50, `${tree.size} packages: the lockfile was not read`);
-    assert.ok(tree.has('express@5.3.0') || [...tree.values()].some((e) => e.name === 'express'), 'express is node-server\'s');
+    assert.ok(
+      tree.has('express@5.3.0') || [...tree.values()].some((e) => e.name === 'express'),
+      "express is node-server's",
+    );
     assert.ok(![...tree.values()].some((e) => e.name === 'typescript'), 'a dev dependency counted as production');
     assert.deepEqual(violations(tree, readAllowList()), []);
     assert.deepEqual(foreignSources(), []);
@@ -100,7 +109,11 @@ describe('Cargo dependency policy', () => {
         { id: 'd', name: 'openssl-sys', version: '0.9.0', source: cargo.CRATES_IO, license: 'MIT' },
       ],
     };
-    const checksums = new Map([['fine 1.0.0', 'x'], ['copyleft 3.0.0', 'y'], ['openssl-sys 0.9.0', 'z']]);
+    const checksums = new Map([
+      ['fine 1.0.0', 'x'],
+      ['copyleft 3.0.0', 'y'],
+      ['openssl-sys 0.9.0', 'z'],
+    ]);
     assert.deepEqual(cargo.violations({ metadata, checksums }), [
       'forked@0.2.0: from git+https://example.com/forked#abc, not crates.io',
       'forked@0.2.0: no checksum in Cargo.lock',

@@ -13,14 +13,14 @@ const { execFileSync } = require('node:child_process');
 const ROOT = path.join(__dirname, '..', '..');
 
 function trackedMarkdown() {
-  return execFileSync('git', ['ls-files', '-z', '*.md'], { cwd: ROOT, encoding: 'utf8' })
-    .split('\0')
-    .filter(Boolean);
+  return execFileSync('git', ['ls-files', '-z', '*.md'], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter(Boolean);
 }
 
 /** The text outside fenced code blocks and inline code spans. */
 function prose(text) {
-  return text.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(/`[^`\n]*`/g, (code) => ' '.repeat(code.length));
+  return text
+    .replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '')
+    .replace(/`[^`\n]*`/g, (code) => ' '.repeat(code.length));
 }
 
 /** GitHub's anchor for each heading of `text`, duplicates numbered as GitHub does. */
@@ -91,14 +91,16 @@ describe('the docs', () => {
     assert.match(screen, /^make bench\s+#/m);
     assert.match(screen, /^make test\s+#/m);
     assert.match(screen, /^\| tier \| name \|/m);
-    const guide = lines.findIndex((l) => l === '## Which tier?');
+    const guide = lines.indexOf('## Which tier?');
     assert.ok(guide >= 0 && guide < 60, `"## Which tier?" at line ${guide + 1}`);
   });
 
   it('every doc is one link away from the README', () => {
     const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     const linked = new Set(relativeLinks('README.md', readme).map((l) => l.target));
-    const docs = files.filter((f) => f.startsWith('docs/') || /^[^/]+\/README\.md$/.test(f) || f === 'qr_lib/benches/README.md');
+    const docs = files.filter(
+      (f) => f.startsWith('docs/') || /^[^/]+\/README\.md$/.test(f) || f === 'qr_lib/benches/README.md',
+    );
     const missing = docs.filter((f) => !linked.has(f));
     assert.deepEqual(missing, []);
   });

@@ -19,22 +19,44 @@ after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 describe('create-rust-ladder: the project', () => {
   it('adds only what package.json lacks, in either dependency section', () => {
     const source = { file: 'src/count.js', exportName: 'wordCount' };
-    const adds = additions({ dependencies: { express: '^4.21.0' }, devDependencies: { 'tier-adapters': 'file:x.tgz' } }, spellings('word-count'), source);
+    const adds = additions(
+      { dependencies: { express: '^4.21.0' }, devDependencies: { 'tier-adapters': 'file:x.tgz' } },
+      spellings('word-count'),
+      source,
+    );
     assert.deepEqual(Object.keys(adds), ['devDependencies', 'scripts']);
     assert.deepEqual(Object.keys(adds.devDependencies), ['tier-bench', '@napi-rs/cli']);
-    assert.deepEqual(Object.keys(adds.scripts), ['word-count:profile', 'word-count:build', 'word-count:test', 'word-count:bench']);
-    assert.match(adds.scripts['word-count:profile'], /^tier-bench-profile --config rust\/word-count\/bench\.config\.js --tier js --function src\/count\.js#wordCount /);
+    assert.deepEqual(Object.keys(adds.scripts), [
+      'word-count:profile',
+      'word-count:build',
+      'word-count:test',
+      'word-count:bench',
+    ]);
+    assert.match(
+      adds.scripts['word-count:profile'],
+      /^tier-bench-profile --config rust\/word-count\/bench\.config\.js --tier js --function src\/count\.js#wordCount /,
+    );
     assert.match(adds.scripts['word-count:test'], /-p word_count_core -p word_count_cli -p word_count_ffi && /);
   });
 
   it('refuses a script name that is taken', () => {
-    assert.throws(() => additions({ scripts: { 'word-count:bench': 'x' } }, spellings('word-count'), { file: 'src/count.js', exportName: 'wordCount' }), /^Error: package\.json has script word-count:bench already$/);
+    assert.throws(
+      () =>
+        additions({ scripts: { 'word-count:bench': 'x' } }, spellings('word-count'), {
+          file: 'src/count.js',
+          exportName: 'wordCount',
+        }),
+      /^Error: package\.json has script word-count:bench already$/,
+    );
   });
 
-  it("writes package.json in its own indentation, its keys where they were", () => {
+  it('writes package.json in its own indentation, its keys where they were', () => {
     const text = '{\n\t"name": "svc",\n\t"scripts": {\n\t\t"start": "node ."\n\t},\n\t"type": "module"\n}\n';
     const out = withAdditions(text, { scripts: { 'a:build': 'b' }, devDependencies: { x: '^1.0.0' } });
-    assert.equal(out, '{\n\t"name": "svc",\n\t"scripts": {\n\t\t"start": "node .",\n\t\t"a:build": "b"\n\t},\n\t"type": "module",\n\t"devDependencies": {\n\t\t"x": "^1.0.0"\n\t}\n}\n');
+    assert.equal(
+      out,
+      '{\n\t"name": "svc",\n\t"scripts": {\n\t\t"start": "node .",\n\t\t"a:build": "b"\n\t},\n\t"type": "module",\n\t"devDependencies": {\n\t\t"x": "^1.0.0"\n\t}\n}\n',
+    );
   });
 
   it('knows an empty directory (a .git aside), an npm project and anything else', () => {
@@ -55,14 +77,23 @@ describe('create-rust-ladder: the project', () => {
   it('reads --from as a file of the project and an export it names', () => {
     fs.mkdirSync(path.join(tmp, 'npm/src'));
     fs.writeFileSync(path.join(tmp, 'npm/src/render.js'), 'export function render(s) { return s; }\n');
-    assert.deepEqual(parseFrom('./src/render.js#render', path.join(tmp, 'npm')), { file: 'src/render.js', exportName: 'render' });
+    assert.deepEqual(parseFrom('./src/render.js#render', path.join(tmp, 'npm')), {
+      file: 'src/render.js',
+      exportName: 'render',
+    });
     assert.throws(() => parseFrom('src/render.js', path.join(tmp, 'npm')), /say which export/);
     assert.throws(() => parseFrom('src/render.js#2d', path.join(tmp, 'npm')), /say which export/);
   });
 
   it('spells a name for Rust and JS, and refuses one that is not kebab-case', () => {
-    assert.deepEqual(spellings('csv-to-json2'), { name: 'csv-to-json2', snake: 'csv_to_json2', camel: 'csvToJson2', Pascal: 'CsvToJson2' });
-    for (const bad of ['Word', 'word_count', 'word--count', '-word', '9lives']) assert.throws(() => spellings(bad), /is not a kebab-case name/, bad);
+    assert.deepEqual(spellings('csv-to-json2'), {
+      name: 'csv-to-json2',
+      snake: 'csv_to_json2',
+      camel: 'csvToJson2',
+      Pascal: 'CsvToJson2',
+    });
+    for (const bad of ['Word', 'word_count', 'word--count', '-word', '9lives'])
+      assert.throws(() => spellings(bad), /is not a kebab-case name/, bad);
   });
 });
 
@@ -77,20 +108,32 @@ describe('create-rust-ladder: what it writes', () => {
   }
 
   it('refuses a Rust or JavaScript keyword as a name, in one line', () => {
-    for (const [word, pattern] of [['match', /a Rust keyword \(match\)/], ['type', /a Rust keyword/], ['new', /a JavaScript reserved word \(new\)/], ['do', /a Rust keyword \(do\) and a JavaScript reserved word \(do\)/]]) {
-      assert.throws(() => spellings(word), (err) => pattern.test(err.message) && !err.message.includes('\n'), word);
+    for (const [word, pattern] of [
+      ['match', /a Rust keyword \(match\)/],
+      ['type', /a Rust keyword/],
+      ['new', /a JavaScript reserved word \(new\)/],
+      ['do', /a Rust keyword \(do\) and a JavaScript reserved word \(do\)/],
+    ]) {
+      assert.throws(
+        () => spellings(word),
+        (err) => pattern.test(err.message) && !err.message.includes('\n'),
+        word,
+      );
     }
     // Only a whole identifier is a keyword: these build.
     for (const fine of ['match-text', 'new-id', 'types', 'r-type']) assert.equal(spellings(fine).name, fine);
   });
 
   it("escapes the original's path in the generated require, quotes and backslashes included", () => {
-    const file = "src/it's a \\ \"tricky\" one.js";
+    const file = 'src/it\'s a \\ "tricky" one.js';
     const dir = npmProject('escape', file, 'shout');
     const made = plan({ name: 'shout-it', from: `${file}#shout`, dir });
     write(dir, made);
     const reference = path.join(dir, 'rust/shout-it/js/reference.js');
-    const line = fs.readFileSync(reference, 'utf8').split('\n').find((l) => l.includes(': original } = require('));
+    const line = fs
+      .readFileSync(reference, 'utf8')
+      .split('\n')
+      .find((l) => l.includes(': original } = require('));
     // The generated line, run as the generated module would run it.
     const original = new Function('require', `${line}\nreturn original;`)(createRequire(reference));
     assert.equal(original('abc'), 'ABC');
@@ -115,7 +158,10 @@ describe('create-rust-ladder: what it writes', () => {
     const dir = npmProject('hostile', 'src/f.js', 'f');
     // Were cargo or rustup run in the project, these would run `touch`.
     const ran = path.join(dir, 'RAN');
-    fs.writeFileSync(path.join(dir, 'rust-toolchain.toml'), `[toolchain]\npath = "${path.join(dir, 'evil-toolchain')}"\n`);
+    fs.writeFileSync(
+      path.join(dir, 'rust-toolchain.toml'),
+      `[toolchain]\npath = "${path.join(dir, 'evil-toolchain')}"\n`,
+    );
     fs.mkdirSync(path.join(dir, 'evil-toolchain/bin'), { recursive: true });
     for (const tool of ['cargo', 'rustfmt', 'cargo-fmt', 'rustc']) {
       fs.writeFileSync(path.join(dir, 'evil-toolchain/bin', tool), `#!/bin/sh\ntouch '${ran}'\n`, { mode: 0o755 });
@@ -123,7 +169,11 @@ describe('create-rust-ladder: what it writes', () => {
     fs.mkdirSync(path.join(dir, '.cargo'));
     fs.writeFileSync(path.join(dir, '.cargo/config.toml'), `[alias]\nfmt = ["run", "--manifest-path", "/dev/null"]\n`);
     const bin = path.join(__dirname, '../../scaffold/bin.js');
-    const result = require('node:child_process').spawnSync(process.execPath, [bin, 'no-tools', '--from', 'src/f.js#f', '--yes', '--dir', dir], { encoding: 'utf8' });
+    const result = require('node:child_process').spawnSync(
+      process.execPath,
+      [bin, 'no-tools', '--from', 'src/f.js#f', '--yes', '--dir', dir],
+      { encoding: 'utf8' },
+    );
     assert.equal(result.status, 0, result.stderr);
     assert.ok(fs.existsSync(path.join(dir, 'rust/no-tools/Cargo.toml')));
     assert.ok(!fs.existsSync(ran), 'a tool ran in the project');

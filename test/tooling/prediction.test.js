@@ -51,7 +51,10 @@ for (const service of fs.readdirSync(DIR).filter((d) => fs.existsSync(path.join(
     it('the verdict is right about which tiers win and which lose', () => {
       for (const t of predicted) {
         const r = row(t);
-        for (const [figure, measuredRatio] of [['rps', rpsRatio(r).ratio.estimate], ['cpu', cpu(r).estimate]]) {
+        for (const [figure, measuredRatio] of [
+          ['rps', rpsRatio(r).ratio.estimate],
+          ['cpu', cpu(r).estimate],
+        ]) {
           // A range wholly above 1 is a win, wholly below a loss; one that holds 1 claims neither.
           const said = `${t.name} ${figure}: measured ${measuredRatio.toFixed(2)}x`;
           if (t.floor[figure] > 1) assert.ok(measuredRatio > 1, `${said}, predicted a win`);
@@ -75,7 +78,10 @@ describe('the hop to a Rust service', () => {
     const measured = JSON.parse(fs.readFileSync(path.join(DIR, 'qr/measured/results.json'), 'utf8'));
     const rpc = profile.prediction.tiers.find((t) => t.name === 'rpc');
     assert.ok(rpc, 'the QR prediction has an rpc rung');
-    assert.ok(rpc.alike.some((tier) => measured.results.some((r) => r.tier === tier)), 'its run measured axum-rpc');
+    assert.ok(
+      rpc.alike.some((tier) => measured.results.some((r) => r.tier === tier)),
+      'its run measured axum-rpc',
+    );
     // The benchmark reads the rung with the tiers it stands for, and its report puts the measured hop beside it.
     const read = readPrediction(path.join(DIR, 'qr/profile.json'), { file: path.join(DIR, 'config.js') });
     assert.deepEqual(read.tiers.find((t) => t.name === 'rpc').alike, ['axum-rpc']);

@@ -22,7 +22,14 @@ test('the rewrite wraps the binding, so calls inside the module go through the w
     assert.notEqual(code, null);
     const key = Symbol.for('tier-bench.profile');
     const calls = [];
-    globalThis[key] = { wrap: (fn) => (...a) => (calls.push(a), fn(...a)) };
+    globalThis[key] = {
+      wrap:
+        (fn) =>
+        (...a) => {
+          calls.push(a);
+          return fn(...a);
+        },
+    };
     try {
       const module = { exports: {} };
       new Function('module', 'exports', code)(module, module.exports);
@@ -115,7 +122,7 @@ test('the prediction: the ceiling and the floor bracket each rung, and a costly 
   assert.match(verdict(small)[1], /^Do not port it/);
 });
 
-test('a short profile of a team\'s service, with no Rust toolchain on PATH', { timeout: 180_000 }, (t) => {
+test("a short profile of a team's service, with no Rust toolchain on PATH", { timeout: 180_000 }, (t) => {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'tier-bench-profile-'));
   t.after(() => fs.rmSync(out, { recursive: true, force: true }));
   const corpus = require('../fixtures/team-corpus.json');
@@ -125,8 +132,19 @@ test('a short profile of a team\'s service, with no Rust toolchain on PATH', { t
   fs.writeFileSync(pathsFile, JSON.stringify(inputs.map((i) => `/convert?csv=${encodeURIComponent(i)}`)));
   const env = { ...process.env, PORT: '0', PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` };
   assert.ok(spawnSync('cargo', ['--version'], { env }).error, 'cargo must not be on the PATH of this run');
-  const args = [path.join(ROOT, 'bench/profile.js'), '--paths', pathsFile, '--ready', 'on (\\d+)', '--quick',
-    '--out', out, '--', process.execPath, 'server.js'];
+  const args = [
+    path.join(ROOT, 'bench/profile.js'),
+    '--paths',
+    pathsFile,
+    '--ready',
+    'on (\\d+)',
+    '--quick',
+    '--out',
+    out,
+    '--',
+    process.execPath,
+    'server.js',
+  ];
   const run = spawnSync(process.execPath, args, { cwd: SERVICE, env, encoding: 'utf8', timeout: 170_000 });
   assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
   const result = JSON.parse(fs.readFileSync(path.join(out, 'profile.json'), 'utf8'));

@@ -44,7 +44,9 @@ describe('qr_lib as a one-way pipeline', () => {
 
   it('knows every top-level module', () => {
     // Test-only modules (`#[cfg(test)]`, the shared PNG reader) are not stages.
-    const modules = [...code(path.join(SRC, 'lib.rs')).matchAll(/^(#\[cfg\(test\)\]\s*(?:#\[[^\]]*\]\s*)*)?(?:pub\s+)?mod\s+(\w+);/gm)]
+    const modules = [
+      ...code(path.join(SRC, 'lib.rs')).matchAll(/^(#\[cfg\(test\)\]\s*(?:#\[[^\]]*\]\s*)*)?(?:pub\s+)?mod\s+(\w+);/gm),
+    ]
       .filter((m) => !m[1])
       .map((m) => m[2]);
     assert.deepEqual([...modules].sort(), [...STAGES].sort());
@@ -57,13 +59,14 @@ describe('qr_lib as a one-way pipeline', () => {
       if (own === null) continue;
       for (const [, used] of code(file).matchAll(/\bcrate::(\w+)/g)) {
         if (!STAGES.includes(used) || used === own || SHARED.has(used)) continue;
-        if (STAGES.indexOf(used) > STAGES.indexOf(own)) backwards.push(`${path.relative(SRC, file)} uses crate::${used}`);
+        if (STAGES.indexOf(used) > STAGES.indexOf(own))
+          backwards.push(`${path.relative(SRC, file)} uses crate::${used}`);
       }
     }
     assert.deepEqual(backwards, []);
   });
 
-  it("no deflate step names a later step", () => {
+  it('no deflate step names a later step', () => {
     const dir = path.join(SRC, 'png', 'deflate');
     const backwards = [];
     for (const [step, rank] of Object.entries(DEFLATE)) {
@@ -71,7 +74,10 @@ describe('qr_lib as a one-way pipeline', () => {
         if (used in DEFLATE && DEFLATE[used] >= rank && used !== step) backwards.push(`${step}.rs uses super::${used}`);
       }
     }
-    const onDisk = fs.readdirSync(dir).map((f) => f.replace(/\.rs$/, '')).filter((f) => !['mod', 'tests'].includes(f));
+    const onDisk = fs
+      .readdirSync(dir)
+      .map((f) => f.replace(/\.rs$/, ''))
+      .filter((f) => !['mod', 'tests'].includes(f));
     assert.deepEqual(onDisk.sort(), Object.keys(DEFLATE).sort(), 'a new file takes its place in DEFLATE');
     assert.deepEqual(backwards, []);
   });

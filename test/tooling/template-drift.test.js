@@ -68,7 +68,10 @@ function shape(source, renames = []) {
 describe('create-rust-ladder template against the worked example', () => {
   it('napi binding: qr_napi with the names changed (error codes kept on WASI, AbortSignal, panics as errors)', () => {
     assert.equal(shape(TEMPLATE.get('napi/src/lib.rs')), shape(read('qr_napi/src/lib.rs'), RENAMES));
-    assert.equal(shape(TEMPLATE.get('napi/src/generate_qr_code_task.rs')), shape(read('qr_napi/src/generate_task.rs'), RENAMES));
+    assert.equal(
+      shape(TEMPLATE.get('napi/src/generate_qr_code_task.rs')),
+      shape(read('qr_napi/src/generate_task.rs'), RENAMES),
+    );
   });
 
   it('the shape comparison sees a drift of one call', () => {
@@ -91,7 +94,10 @@ describe('create-rust-ladder template against the worked example', () => {
 
   it("serves through tier-adapters' HTTP layer, as node-server does, with no server settings of its own", () => {
     const server = TEMPLATE.get('js/server.js');
-    assert.match(server, /\{ createHttpServer, refuseLongUris, openFileLimit, connectionCap \} = require\('tier-adapters'\)/);
+    assert.match(
+      server,
+      /\{ createHttpServer, refuseLongUris, openFileLimit, connectionCap \} = require\('tier-adapters'\)/,
+    );
     assert.match(read('node-server/server.js'), /createHttpServer.*= require\('tier-adapters'\)/);
     for (const [file, text] of TEMPLATE) {
       if (!file.endsWith('.js')) continue;

@@ -52,7 +52,11 @@ const ahead = (a, b) => a.low > b.high;
 const BULLETS = [
   {
     opens: 'Start with `napi`',
-    figures: () => [fx(rps('napi')), fx(cpu('napi')), fx(pairRatio(row('napi'), row('napi-node-http'), 'serverCpuUsPerRequest'), 2)],
+    figures: () => [
+      fx(rps('napi')),
+      fx(cpu('napi')),
+      fx(pairRatio(row('napi'), row('napi-node-http'), 'serverCpuUsPerRequest'), 2),
+    ],
     claims: () => [['napi beats js by tens of times in req/s and CPU', rps('napi').low > 10 && cpu('napi').low > 10]],
   },
   {
@@ -66,9 +70,14 @@ const BULLETS = [
   {
     opens: '`ffi`',
     figures: () => [
-      fx(rps('ffi')), fx(cpu('ffi')), fx(rps('napi')), fx(cpu('napi')),
-      fx(againstNapi('Node', 'ffi', 'serverCpuUsPerRequest'), 2), fx(againstNapi('Node', 'ffi', 'oneConnectionMs'), 2),
-      fx(againstNapi('Bun', 'napi', 'serverCpuUsPerRequest'), 2), fx(againstNapi('Deno', 'napi', 'serverCpuUsPerRequest'), 2),
+      fx(rps('ffi')),
+      fx(cpu('ffi')),
+      fx(rps('napi')),
+      fx(cpu('napi')),
+      fx(againstNapi('Node', 'ffi', 'serverCpuUsPerRequest'), 2),
+      fx(againstNapi('Node', 'ffi', 'oneConnectionMs'), 2),
+      fx(againstNapi('Bun', 'napi', 'serverCpuUsPerRequest'), 2),
+      fx(againstNapi('Deno', 'napi', 'serverCpuUsPerRequest'), 2),
     ],
     claims: () => {
       const nearNapi = (figure) => Math.abs(againstNapi('Node', 'ffi', figure).estimate - 1) < 0.05;
@@ -76,7 +85,10 @@ const BULLETS = [
         ['ffi and napi: req/s intervals overlap', overlap(rps('ffi'), rps('napi'))],
         ['ffi within 5% of napi on Node in CPU per request', nearNapi('serverCpuUsPerRequest')],
         ['and in one-connection latency', nearNapi('oneConnectionMs')],
-        ['Bun: napi at Node\'s CPU per request (the interval holds 1)', overlap(againstNapi('Bun', 'napi', 'serverCpuUsPerRequest'), { low: 1, high: 1 })],
+        [
+          "Bun: napi at Node's CPU per request (the interval holds 1)",
+          overlap(againstNapi('Bun', 'napi', 'serverCpuUsPerRequest'), { low: 1, high: 1 }),
+        ],
         ['Deno spends more CPU per request', againstNapi('Deno', 'napi', 'serverCpuUsPerRequest').high < 1],
       ];
     },
@@ -84,14 +96,24 @@ const BULLETS = [
   {
     opens: '`wasm`',
     figures: () => [fx(rps('wasm')), fx(rps('napi'))],
-    claims: () => [['wasm close to napi: their req/s intervals overlap or lie within 10%', overlap(rps('wasm'), rps('napi')) || rps('wasm').estimate / rps('napi').estimate > 0.9]],
+    claims: () => [
+      [
+        'wasm close to napi: their req/s intervals overlap or lie within 10%',
+        overlap(rps('wasm'), rps('napi')) || rps('wasm').estimate / rps('napi').estimate > 0.9,
+      ],
+    ],
   },
   {
     opens: '`js-workers` is not the answer',
     figures: () => [fx(rps('js-workers')), fx(cpu('js-workers'))],
     claims: () => [
       ['js-workers saves no CPU per request', cpu('js-workers').high < 1.1],
-      ['every Rust tier is tens of times ahead in CPU', ['cli-pool', 'wasm', 'wasm-raw', 'napi', 'napi-async', 'axum-proxy', 'axum-rpc', 'axum'].every((t) => cpu(t).low > 10)],
+      [
+        'every Rust tier is tens of times ahead in CPU',
+        ['cli-pool', 'wasm', 'wasm-raw', 'napi', 'napi-async', 'axum-proxy', 'axum-rpc', 'axum'].every(
+          (t) => cpu(t).low > 10,
+        ),
+      ],
     ],
   },
   {
@@ -122,7 +144,10 @@ const BULLETS = [
 
 /** The bullet of the guide that opens with `opens`, up to the next bullet or heading. */
 function bullet(opens) {
-  const guide = readme.slice(readme.indexOf('## Which tier?'), readme.indexOf('\n## ', readme.indexOf('## Which tier?') + 1));
+  const guide = readme.slice(
+    readme.indexOf('## Which tier?'),
+    readme.indexOf('\n## ', readme.indexOf('## Which tier?') + 1),
+  );
   const start = guide.indexOf(`- **${opens}`);
   assert.ok(start >= 0, `"Which tier?" has a bullet opening "${opens}"`);
   const end = guide.indexOf('\n- **', start + 1);

@@ -24,7 +24,10 @@ describe('createLoopQueue', () => {
       queue.run(() => order.push('c') && Promise.resolve('c')),
     ]);
     assert.deepEqual(order, ['a', 'b', 'c']);
-    assert.deepEqual(results.map((r) => r.value ?? r.reason.message), ['a', 'b failed', 'c']);
+    assert.deepEqual(
+      results.map((r) => r.value ?? r.reason.message),
+      ['a', 'b failed', 'c'],
+    );
   });
 
   it("runs jobs of priority 'low' only when no other waits", async () => {
@@ -42,7 +45,12 @@ describe('createLoopQueue', () => {
   it('lets the event loop turn between slices of long jobs', async () => {
     const queue = createLoopQueue();
     const events = [];
-    const jobs = Array.from({ length: 5 }, (_, i) => queue.run(() => (busy(5), events.push(`job ${i}`))));
+    const jobs = Array.from({ length: 5 }, (_, i) =>
+      queue.run(() => {
+        busy(5);
+        events.push(`job ${i}`);
+      }),
+    );
     // A callback two loop turns from now must not wait for all 25 ms of jobs.
     setImmediate(() => setImmediate(() => events.push('turn')));
     await Promise.all(jobs);
@@ -57,18 +65,26 @@ describe('createLoopQueue', () => {
     const events = [];
     const job = queue.run(() => events.push('job'));
     // Each turn accepts one connection: the job runs on the fourth.
-    const turns = (n) => new Promise((resolve) => (function turn(i) {
-      events.push(`turn ${i}`);
-      if (i < n) setImmediate(() => turn(i + 1));
-      else resolve();
-    })(1));
+    const turns = (n) =>
+      new Promise((resolve) =>
+        (function turn(i) {
+          events.push(`turn ${i}`);
+          if (i < n) setImmediate(() => turn(i + 1));
+          else resolve();
+        })(1),
+      );
     await Promise.all([job, turns(6)]);
     assert.ok(events.indexOf('job') > events.indexOf('turn 3'), events.join(', '));
     assert.ok(events.indexOf('job') < events.indexOf('turn 6'), events.join(', '));
 
     // A storm that never stops delays the work, and no more.
     let asked = 0;
-    const storm = createLoopQueue({ deferTurn: () => (asked++, true) });
+    const storm = createLoopQueue({
+      deferTurn: () => {
+        asked++;
+        return true;
+      },
+    });
     await Promise.all([storm.run(() => 1), storm.run(() => 2)]);
     assert.ok(asked >= MAX_DEFERRED_TURNS + 1 && asked <= 2 * (MAX_DEFERRED_TURNS + 1), `asked ${asked} times`);
   });
@@ -76,7 +92,10 @@ describe('createLoopQueue', () => {
   it('refuses past maxQueue with 503 "server busy" and frees places as jobs run', async () => {
     const queue = createLoopQueue({ maxQueue: 3 });
     const accepted = [1, 2, 3].map((i) => queue.run(() => i));
-    await assert.rejects(queue.run(() => 4), { code: 'SERVER_BUSY', status: 503, message: 'server busy' });
+    await assert.rejects(
+      queue.run(() => 4),
+      { code: 'SERVER_BUSY', status: 503, message: 'server busy' },
+    );
     assert.equal(queue.size, 3);
     assert.deepEqual(await Promise.all(accepted), [1, 2, 3]);
     assert.equal(queue.size, 0);
@@ -94,6 +113,9 @@ describe('createLoopQueue', () => {
     assert.equal(queue.size, 1);
     await kept;
     assert.deepEqual(ran, ['kept']);
-    await assert.rejects(queue.run(() => 0, { signal: abort.signal }), /client hung up/);
+    await assert.rejects(
+      queue.run(() => 0, { signal: abort.signal }),
+      /client hung up/,
+    );
   });
 });

@@ -17,8 +17,14 @@ describe('createLineWriter', () => {
       for (let i = 0; i < 5000; i++) w.write(JSON.stringify({ i, pad: 'x'.repeat(100) }) + '\\n');`;
     const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 10_000 });
     assert.equal(run.status, 0, run.stderr);
-    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l).i);
-    assert.deepEqual(lines, Array.from({ length: 5000 }, (_, i) => i));
+    const lines = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).i);
+    assert.deepEqual(
+      lines,
+      Array.from({ length: 5000 }, (_, i) => i),
+    );
   });
 
   it('drops and counts past its bound while nobody reads, and the loop runs on', async () => {

@@ -18,7 +18,10 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * A server on a fresh Unix socket. `handler(payload, reply, socket)` answers
  * a call with `reply(status, payload)`, whenever it likes (or never).
  */
-async function rpcServer(handler, socketPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rpc-test-')), 's.sock')) {
+async function rpcServer(
+  handler,
+  socketPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rpc-test-')), 's.sock'),
+) {
   const sockets = new Set();
   const server = net.createServer((socket) => {
     sockets.add(socket);
@@ -30,14 +33,18 @@ async function rpcServer(handler, socketPath = path.join(fs.mkdtempSync(path.joi
         const body = buffered.subarray(4, 4 + buffered.readUInt32BE(0));
         buffered = buffered.subarray(4 + body.length);
         const id = body.readUInt32BE(0);
-        handler(String(body.subarray(4)), (status, payload) => {
-          const out = Buffer.from(payload);
-          const head = Buffer.alloc(9);
-          head.writeUInt32BE(5 + out.length, 0);
-          head.writeUInt32BE(id, 4);
-          head[8] = status;
-          if (!socket.destroyed) socket.write(Buffer.concat([head, out]));
-        }, socket);
+        handler(
+          String(body.subarray(4)),
+          (status, payload) => {
+            const out = Buffer.from(payload);
+            const head = Buffer.alloc(9);
+            head.writeUInt32BE(5 + out.length, 0);
+            head.writeUInt32BE(id, 4);
+            head[8] = status;
+            if (!socket.destroyed) socket.write(Buffer.concat([head, out]));
+          },
+          socket,
+        );
       }
     });
     socket.on('error', () => {});
@@ -68,7 +75,12 @@ describe('createRpcTier', () => {
     });
     try {
       const finished = [];
-      const calls = ['a', 'b', 'c'].map((t) => tier.run(t).then((out) => (finished.push(String(out)), String(out))));
+      const calls = ['a', 'b', 'c'].map((t) =>
+        tier.run(t).then((out) => {
+          finished.push(String(out));
+          return String(out);
+        }),
+      );
       assert.deepEqual(await Promise.all(calls), ['A', 'B', 'C']);
       assert.deepEqual(finished, ['B', 'C', 'A']);
       assert.ok(Buffer.isBuffer(await tier.run('d')));
@@ -83,7 +95,14 @@ describe('createRpcTier', () => {
 
   it('answers 504 past the deadline and drops the late answer; a hung-up caller leaves too', async () => {
     const server = await rpcServer((text, reply) => setTimeout(() => reply(0, text), text === 'slow' ? 300 : 1));
-    const tier = createRpcTier({ path: server.path, name: 'calc rpc', deadlineMs: 100, connections: 1, callsPerConnection: 1, maxQueue: 4 });
+    const tier = createRpcTier({
+      path: server.path,
+      name: 'calc rpc',
+      deadlineMs: 100,
+      connections: 1,
+      callsPerConnection: 1,
+      maxQueue: 4,
+    });
     try {
       await assert.rejects(tier.run('slow'), { status: 504, message: 'calc rpc timed out', expose: true });
       // Its answer arrives later, on the same connection, and is not taken for this call's.
@@ -143,7 +162,10 @@ describe('createRpcTier', () => {
     const tier = createRpcTier({ path: server.path, connections: 2, callsPerConnection: 2, maxQueue: 1 });
     try {
       const results = await Promise.allSettled([1, 2, 3, 4, 5, 6].map((n) => tier.run(String(n))));
-      assert.deepEqual(results.map((r) => r.value?.toString() ?? r.reason.code), ['1', '2', '3', '4', '5', 'SERVER_BUSY']);
+      assert.deepEqual(
+        results.map((r) => r.value?.toString() ?? r.reason.code),
+        ['1', '2', '3', '4', '5', 'SERVER_BUSY'],
+      );
       assert.equal(seen, 5);
       assert.equal(server.connections(), 2);
     } finally {

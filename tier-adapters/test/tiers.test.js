@@ -75,14 +75,23 @@ describe('createThreadPoolTier', () => {
       { concurrency: 2, maxQueue: 3 },
     );
     const results = await burst(tier, [1, 2, 3, 4, 5, 6, 7]);
-    assert.deepEqual(results.slice(0, 5).map((r) => r.value), [2, 4, 6, 8, 10]);
+    assert.deepEqual(
+      results.slice(0, 5).map((r) => r.value),
+      [2, 4, 6, 8, 10],
+    );
     for (const r of results.slice(5)) assert.equal(r.reason.code, 'SERVER_BUSY');
     assert.equal(most, 2);
   });
 
   it('lets a waiting call whose client hung up leave without running', async () => {
     const ran = [];
-    const tier = createThreadPoolTier(async (x) => (ran.push(x), sleep(20)), { concurrency: 1, maxQueue: 5 });
+    const tier = createThreadPoolTier(
+      async (x) => {
+        ran.push(x);
+        await sleep(20);
+      },
+      { concurrency: 1, maxQueue: 5 },
+    );
     const gone = abortedSignal();
     const first = tier.run('first');
     const second = tier.run('second', { signal: gone.signal }).catch((e) => e);
@@ -97,7 +106,13 @@ describe('createThreadPoolTier', () => {
 describe('the Limiter behind the thread-pool, stdio-pool, spawn and upstream tiers', () => {
   it("hands a free slot to calls of priority 'low' only when no other waits", async () => {
     const ran = [];
-    const tier = createThreadPoolTier(async (x) => (ran.push(x), sleep(5)), { concurrency: 1, maxQueue: 5 });
+    const tier = createThreadPoolTier(
+      async (x) => {
+        ran.push(x);
+        await sleep(5);
+      },
+      { concurrency: 1, maxQueue: 5 },
+    );
     await Promise.all([
       tier.run('first'),
       tier.run('low 1', { priority: 'low' }),
@@ -119,7 +134,10 @@ describe('createStdioPoolTier', () => {
     try {
       const inputs = Array.from({ length: 50 }, (_, i) => `text ${i} ü`);
       const out = await Promise.all(inputs.map((t) => tier.run(t)));
-      assert.deepEqual(out.map(String), inputs.map((t) => t.toUpperCase()));
+      assert.deepEqual(
+        out.map(String),
+        inputs.map((t) => t.toUpperCase()),
+      );
       await assert.rejects(tier.run('fail no way'), { code: 'E7', message: 'no way', status: 422 });
       assert.equal(String(await tier.run(Buffer.from('bytes too'))), 'BYTES TOO');
     } finally {
@@ -145,9 +163,18 @@ describe('createStdioPoolTier', () => {
   });
 
   it('kills a worker that misses the deadline', async () => {
-    const tier = createStdioPoolTier({ ...node('framed-worker.js'), name: 'echo', size: 1, deadlineMs: 200, log: () => {} });
+    const tier = createStdioPoolTier({
+      ...node('framed-worker.js'),
+      name: 'echo',
+      size: 1,
+      deadlineMs: 200,
+      log: () => {},
+    });
     try {
-      await assert.rejects(tier.run('hang'), { code: 'CHILD_FAILED', message: 'echo worker missed the 200 ms deadline' });
+      await assert.rejects(tier.run('hang'), {
+        code: 'CHILD_FAILED',
+        message: 'echo worker missed the 200 ms deadline',
+      });
     } finally {
       await tier.close();
     }
@@ -208,7 +235,13 @@ describe('createStdioPoolTier', () => {
   });
 
   it('refuses past size * pipelineDepth + maxQueue', async () => {
-    const tier = createStdioPoolTier({ ...node('framed-worker.js'), size: 1, pipelineDepth: 2, maxQueue: 1, deadlineMs: 60_000 });
+    const tier = createStdioPoolTier({
+      ...node('framed-worker.js'),
+      size: 1,
+      pipelineDepth: 2,
+      maxQueue: 1,
+      deadlineMs: 60_000,
+    });
     try {
       const hung = ['hang', 'hang', 'hang'].map((t) => tier.run(t).catch(() => {}));
       await assert.rejects(tier.run('one too many'), BUSY);
@@ -232,7 +265,10 @@ describe('createSpawnTier', () => {
     assert.equal(String(await tier.run('héllo')), 'HÉLLO');
     await assert.rejects(tier.run('fail'), { code: 'EXIT_65', message: 'upper: cannot do that', status: 400 });
     const results = await burst(tier, ['slow', 'slow', 'slow']);
-    assert.deepEqual(results.map((r) => r.value?.toString() ?? r.reason.code), ['SLOW', 'SLOW', 'SERVER_BUSY']);
+    assert.deepEqual(
+      results.map((r) => r.value?.toString() ?? r.reason.code),
+      ['SLOW', 'SLOW', 'SERVER_BUSY'],
+    );
   });
 
   it('kills the child when the caller gives up', async () => {
@@ -250,13 +286,21 @@ describe('createSpawnTier', () => {
 async function upstream(handler) {
   const server = http.createServer(handler);
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.closeAllConnections() || server.close(r)) };
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () => new Promise((r) => server.closeAllConnections() || server.close(r)),
+  };
 }
 
 describe('createHttpUpstreamTier', () => {
   it('passes 200 bodies, 4xx and 503 through and hides other 5xx', async () => {
     const up = await upstream((req, res) => {
-      const [status, body] = { '/x?v=ok': [200, 'fine'], '/x?v=bad': [400, 'bad input'], '/x?v=busy': [503, 'busy'], '/x?v=boom': [500, 'stack trace'] }[req.url];
+      const [status, body] = {
+        '/x?v=ok': [200, 'fine'],
+        '/x?v=bad': [400, 'bad input'],
+        '/x?v=busy': [503, 'busy'],
+        '/x?v=boom': [500, 'stack trace'],
+      }[req.url];
       res.writeHead(status).end(body);
     });
     const tier = createHttpUpstreamTier({ url: up.url, path: (v) => `/x?v=${v}`, name: 'calc upstream' });
@@ -312,7 +356,12 @@ describe('createHttpUpstreamTier', () => {
     const dead = await upstream(() => {});
     await dead.close();
     const deadTier = createHttpUpstreamTier({ url: dead.url, path: () => '/', name: 'calc upstream' });
-    const silentTier = createHttpUpstreamTier({ url: silent.url, path: () => '/', name: 'calc upstream', timeoutMs: 300 });
+    const silentTier = createHttpUpstreamTier({
+      url: silent.url,
+      path: () => '/',
+      name: 'calc upstream',
+      timeoutMs: 300,
+    });
     try {
       await assert.rejects(deadTier.run('x'), { status: 502, message: 'calc upstream unavailable', expose: true });
       await assert.rejects(silentTier.run('x'), { status: 504, message: 'calc upstream timed out', expose: true });
@@ -325,14 +374,17 @@ describe('createHttpUpstreamTier', () => {
 
   it('holds at most `connections` calls upstream and maxQueue more', async () => {
     let seen = 0;
-    const up = await upstream((req, res) => {
+    const up = await upstream((_req, res) => {
       seen++;
       setTimeout(() => res.end('ok'), 100);
     });
     const tier = createHttpUpstreamTier({ url: up.url, path: () => '/', connections: 1, maxQueue: 1 });
     try {
       const results = await burst(tier, [1, 2, 3]);
-      assert.deepEqual(results.map((r) => r.value?.toString() ?? r.reason.code), ['ok', 'ok', 'SERVER_BUSY']);
+      assert.deepEqual(
+        results.map((r) => r.value?.toString() ?? r.reason.code),
+        ['ok', 'ok', 'SERVER_BUSY'],
+      );
       assert.equal(seen, 2);
     } finally {
       await tier.close();
@@ -345,14 +397,22 @@ describe('superviseServer', () => {
   it('restarts a server that dies on the same port', async () => {
     const logs = [];
     const { command, args } = node('http-server.js');
-    const server = await superviseServer({ command, args: (port) => [...args, '--port', String(port)], name: 'test server', log: (l) => logs.push(l) });
+    const server = await superviseServer({
+      command,
+      args: (port) => [...args, '--port', String(port)],
+      name: 'test server',
+      log: (l) => logs.push(l),
+    });
     try {
       const first = Number(await (await fetch(`${server.url}/pid`)).text());
       process.kill(first, 'SIGKILL');
       let second;
       for (let i = 0; i < 50 && !second; i++) {
         await sleep(50);
-        second = await fetch(`${server.url}/pid`).then(async (r) => Number(await r.text()), () => undefined);
+        second = await fetch(`${server.url}/pid`).then(
+          async (r) => Number(await r.text()),
+          () => undefined,
+        );
       }
       assert.ok(second && second !== first, `restarted: ${first} -> ${second}`);
       assert.match(logs[0], new RegExp(`^test server ${first} exited with SIGKILL; restarting it in 100 ms$`));

@@ -85,7 +85,10 @@ function wrap(fn) {
     }
     if (result && typeof result.then === 'function') {
       return result.then(
-        (value) => (remember({ value, promise: true }), value),
+        (value) => {
+          remember({ value, promise: true });
+          return value;
+        },
         (error) => {
           remember({ error });
           throw error;

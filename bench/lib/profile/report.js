@@ -31,8 +31,15 @@ function renderReport(r) {
       'costs a served request more than the calibration sees (docs/prediction.md).',
     '',
   );
-  const header = ['rung', 'runs on', 'req/s at most', 'CPU per request at most', 'req/s if no faster',
-    'CPU per request if no faster', 'boundary us/request (main thread, total)'];
+  const header = [
+    'rung',
+    'runs on',
+    'req/s at most',
+    'CPU per request at most',
+    'req/s if no faster',
+    'CPU per request if no faster',
+    'boundary us/request (main thread, total)',
+  ];
   out.push(row(header), '|---|---|---:|---:|---:|---:|---:|');
   const free = ['function free (no boundary)', 'the event loop', x(p.free.rps), x(p.free.cpu), '1.00x', '1.00x'];
   out.push(row([...free, '0.0, 0.0']));
@@ -42,16 +49,30 @@ function renderReport(r) {
   }
   out.push('', '## The function', '');
   const f = p.function;
-  out.push(row(['share of CPU per request', 'CPU us per request', 'calls per request', 'CPU us per call',
-    'input bytes', 'output bytes']), '|---:|---:|---:|---:|---:|---:|');
+  out.push(
+    row([
+      'share of CPU per request',
+      'CPU us per request',
+      'calls per request',
+      'CPU us per call',
+      'input bytes',
+      'output bytes',
+    ]),
+    '|---:|---:|---:|---:|---:|---:|',
+  );
   const span = (key) => {
     const v = m.sizes.map((s) => s[key]);
     return v.length ? `${Math.min(...v)}-${Math.max(...v)}` : 'n/a';
   };
   const calls = f.callsPerRequest.toFixed(2);
   out.push(row([pct(f.share), us(f.cpuUs), calls, us(f.cpuUsPerCall), span('input'), span('output')]));
-  const columns = ['service', 'req/s', 'CPU us per request', 'main thread us per request',
-    'load generator us per request'];
+  const columns = [
+    'service',
+    'req/s',
+    'CPU us per request',
+    'main thread us per request',
+    'load generator us per request',
+  ];
   out.push('', row(columns));
   out.push('|---|---:|---:|---:|---:|');
   const launches = m.freeLaunches.map((w, i) => [`function free, launch ${i + 1}`, w]);
