@@ -95,7 +95,8 @@ test: build build-testing package lint test-rust fuzz test-node test-runtimes te
 
 ## Fuzz each target (fuzz/fuzz_targets) for FUZZ_SECONDS: a short run in
 ## `make test`, longer ones by hand (make fuzz FUZZ_SECONDS=1800). The RPC
-## frame decoder must also reach FUZZ_MIN_RPC_RUNS inputs (issue 33's floor).
+## frame decoder must also reach FUZZ_MIN_RPC_RUNS inputs (a floor: a slow
+## target would otherwise pass having tried little).
 FUZZ_SECONDS ?= 20
 FUZZ_MIN_RPC_RUNS ?= 100000
 FUZZ_TARGETS := core query frames rpc_frames
@@ -108,7 +109,15 @@ fuzz: setup
 	  echo "fuzz: rpc_frames ran $$runs inputs"; \
 	  [ "$${runs:-0}" -ge $(FUZZ_MIN_RPC_RUNS) ] || { echo "fuzz: rpc_frames ran fewer than $(FUZZ_MIN_RPC_RUNS) inputs" >&2; exit 1; }
 
-lint:
+## The JavaScript: Biome formats and lints every hand-written file (biome.json
+## says which are not: generated or data), with no warning let through; tsc
+## checks the published packages' JS against their JSDoc types. The 120-column
+## bound on comments and strings, which no formatter moves, is
+## test/tooling/js-style.test.js.
+lint: setup
+	node_modules/.bin/biome ci --error-on-warnings .
+	node_modules/.bin/tsc -p tier-adapters
+	node_modules/.bin/tsc -p scaffold
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 # The builds only the benchmarks make (bench/napi-buffer.sh, bench/wasm-return.sh),

@@ -106,7 +106,8 @@ function main() {
   const machine = sameMachine(older.machine, newer.machine);
   if (!machine.same && !values['any-machine']) {
     console.error(
-      `compare: the reports come from different machines (${machine.differ.join('; ')}): ratios need not carry over. --any-machine compares them anyway.`,
+      `compare: the reports come from different machines (${machine.differ.join('; ')}): ` +
+        'ratios need not carry over. --any-machine compares them anyway.',
     );
     process.exit(2);
   }
@@ -126,14 +127,17 @@ function main() {
     const noise = Number.isFinite(r.noise) ? `±${fmt(r.noise * 100, 1)}%` : '';
     const mark = [r.moved && '**moved**', r.modes && 'two modes'].filter(Boolean).join(', ');
     console.log(
-      `| ${r.tier} | ${r.workers} | ${r.figure} | ${fmt(r.a, 3)} | ${fmt(r.b, 3)} | ${noise} | ${r.change >= 0 ? '+' : ''}${fmt(r.change * 100, 1)}% | ${allowed} | ${mark} |`,
+      `| ${r.tier} | ${r.workers} | ${r.figure} | ${fmt(r.a, 3)} | ${fmt(r.b, 3)} | ${noise} | ` +
+        `${r.change >= 0 ? '+' : ''}${fmt(r.change * 100, 1)}% | ${allowed} | ${mark} |`,
     );
   }
   const judged = rows.filter((r) => r.allowed !== null);
   const moved = judged.filter((r) => r.moved);
   console.log(`\n${judged.length} comparisons: ${moved.length} of ${judged.length} ratios moved more than allowed.`);
   console.log(
-    `allowed: the larger of the tolerance (req/s ${fmt(Number(values.rps) * 100, 0)}%, CPU ${fmt(Number(values.cpu) * 100, 0)}%) and ${NOISE_FACTOR}x the noise, the two runs' standard errors of the ratio combined; a move within it is what the rounds' spread alone gives.`,
+    `allowed: the larger of the tolerance (req/s ${fmt(Number(values.rps) * 100, 0)}%, ` +
+      `CPU ${fmt(Number(values.cpu) * 100, 0)}%) and ${NOISE_FACTOR}x the noise, ` +
+      "the two runs' standard errors of the ratio combined; a move within it is what the rounds' spread alone gives.",
   );
   process.exitCode = moved.length ? 1 : 0;
 }

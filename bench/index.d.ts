@@ -3,7 +3,10 @@ import type { ChildProcess } from 'node:child_process';
 /** One server the benchmark starts: it must listen on a free port and print its URL. */
 export interface BenchTier {
   name: string;
-  /** The command line; `node` is the node executable to run it with, where it runs on Node (a line that starts with it gets tier-bench's `--node-args` right after it). */
+  /**
+   * The command line; `node` is the node executable to run it with, where it runs on Node
+   * (a line that starts with it gets tier-bench's `--node-args` right after it).
+   */
   command(options: { workers: number; env?: NodeJS.ProcessEnv; node: string }): string[];
   /** The line with the URL as group 1 (default: `listening on (http://...)`). */
   ready?: RegExp;
@@ -36,7 +39,10 @@ export interface BenchConfig {
   tiers: BenchTier[];
   /** The tiers `--soak` runs by default. */
   soakTiers?: string[];
-  /** tier-bench-profile's profile.json, relative to this file: where it exists, the report shows each tier's predicted range. */
+  /**
+   * tier-bench-profile's profile.json, relative to this file: where it exists, the report shows each tier's
+   * predicted range.
+   */
   prediction?: string;
   requests: {
     description: string;

@@ -182,8 +182,10 @@ function parseOptions(argv) {
 function commonSettings(options) {
   return {
     // As typed: tier-bench from a project, node bench/run.js in this repository.
-    command:
-      `${path.basename(process.argv[1]) === 'run.js' ? 'node bench/run.js' : 'tier-bench'} ${process.argv.slice(2).join(' ')}`.trim(),
+    command: (
+      `${path.basename(process.argv[1]) === 'run.js' ? 'node bench/run.js' : 'tier-bench'} ` +
+      `${process.argv.slice(2).join(' ')}`
+    ).trim(),
     connections: options.connections,
     warmup: options.warmup,
     prewarm: options.prewarm,
@@ -247,7 +249,10 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   });
 }
 
-/** The subjects of one worker count: every tier (those that take no worker count at the first only, the anchor always). */
+/**
+ * The subjects of one worker count: every tier (those that take no worker count at the first only,
+ * the anchor always).
+ */
 function tierPlan(_workers, first, anchor, options) {
   return options.tiers
     .map((tier) => ({ key: tier, tier, entry: tierOf(options.config, tier), node: options.node }))
@@ -371,7 +376,8 @@ async function measureRounds(subjects, { workers, oneConnection, anchor, since }
     };
     const r = ratios.requestsPerSecond;
     log(
-      `${s.key} w=${workers}: x${r.estimate.toFixed(3)} of ${anchor} (${r.low.toFixed(3)}-${r.high.toFixed(3)}), ${row.stop.rounds} rounds, ${row.stop.reason}`,
+      `${s.key} w=${workers}: x${r.estimate.toFixed(3)} of ${anchor} (${r.low.toFixed(3)}-${r.high.toFixed(3)}), ` +
+        `${row.stop.rounds} rounds, ${row.stop.reason}`,
     );
     return { subject: s, row };
   });

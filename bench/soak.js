@@ -51,8 +51,10 @@ function parseOptions(argv) {
     connections: Number(values.connections),
     paths: config.requests.paths,
     out: path.resolve(values.out),
-    command:
-      `${path.basename(process.argv[1]) === 'soak.js' ? 'node bench/soak.js' : 'tier-bench-soak'} ${process.argv.slice(2).join(' ')}`.trim(),
+    command: (
+      `${path.basename(process.argv[1]) === 'soak.js' ? 'node bench/soak.js' : 'tier-bench-soak'} ` +
+      `${process.argv.slice(2).join(' ')}`
+    ).trim(),
   };
 }
 
@@ -74,7 +76,8 @@ async function main() {
     });
     const { startMB, endMB, growth } = result.rss;
     process.stderr.write(
-      `\r\x1b[Ksoak ${tier}: RSS ${startMB.toFixed(1)} -> ${endMB.toFixed(1)} MB (${(growth * 100).toFixed(2)}%), ${result.pass ? 'pass' : 'FAIL'}\n`,
+      `\r\x1b[Ksoak ${tier}: RSS ${startMB.toFixed(1)} -> ${endMB.toFixed(1)} MB (${(growth * 100).toFixed(2)}%), ` +
+        `${result.pass ? 'pass' : 'FAIL'}\n`,
     );
     results.push(result);
   }

@@ -25,7 +25,8 @@ const LOOP_RESOLUTION_MS = 1;
  * serves them on the operator's listener, not here); `log`
  * (tier-adapters/log) takes refused and failed requests, and with `log.access`
  * a line per request. `eventLoopRoute` adds the benchmark's GET /metrics/event-loop.
- * @param {{ tier: string, generateQrCode: (text: string, options: { signal: AbortSignal, priority: 'low' | 'normal' }) => Promise<Buffer>,
+ * @param {{ tier: string,
+ *   generateQrCode: (text: string, options: { signal: AbortSignal, priority: 'low' | 'normal' }) => Promise<Buffer>,
  *   isPipelined?: (req: import('node:http').IncomingMessage) => boolean,
  *   metrics?: ReturnType<typeof import('./lib/metrics').createMetrics>,
  *   log?: ReturnType<typeof import('tier-adapters/log').createLog>, eventLoopRoute?: boolean }} options

@@ -195,14 +195,25 @@ async function main() {
   const layout = values.format
     ? ''
     : ' (the Rust as the template lays it out: cargo fmt, or --format, lays it out for this name)';
-  console.log(`create-rust-ladder: rust/${name}/ made${layout}: the Rust port of ${made.source.file}#${made.source.exportName}, its tiers, a parity test and a benchmark.
-Next, in ${dir}:
-  npm install                 # what package.json gained
-  npm run ${name}:profile # first: what a port of ${made.source.exportName} can buy, and which tier to try (no Rust needed)
-  npm run ${name}:build   # every binding: needs cargo, rustup target add wasm32-unknown-unknown, wasm-pack
-  npm run ${name}:test    # Rust unit tests, then every tier against ${made.source.exportName}
-  npm run ${name}:bench   # rust/${name}/bench-out/report.md
-${made.kind === 'npm' ? `The parity test fails until port() in rust/${name}/core/src/lib.rs does what ${made.source.exportName} does.` : `Then make it yours: src/${name}.js and port() in rust/${name}/core/src/lib.rs.`}`);
+  const { file, exportName } = made.source;
+  const core = `rust/${name}/core/src/lib.rs`;
+  const last =
+    made.kind === 'npm'
+      ? `The parity test fails until port() in ${core} does what ${exportName} does.`
+      : `Then make it yours: src/${name}.js and port() in ${core}.`;
+  console.log(
+    [
+      `create-rust-ladder: rust/${name}/ made${layout}: the Rust port of ${file}#${exportName}, its tiers, ` +
+        'a parity test and a benchmark.',
+      `Next, in ${dir}:`,
+      '  npm install                 # what package.json gained',
+      `  npm run ${name}:profile # first: what a port of ${exportName} can buy, and which tier to try (no Rust needed)`,
+      `  npm run ${name}:build   # every binding: needs cargo, rustup target add wasm32-unknown-unknown, wasm-pack`,
+      `  npm run ${name}:test    # Rust unit tests, then every tier against ${exportName}`,
+      `  npm run ${name}:bench   # rust/${name}/bench-out/report.md`,
+      last,
+    ].join('\n'),
+  );
   return 0;
 }
 

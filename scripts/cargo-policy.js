@@ -111,11 +111,9 @@ if (require.main === module) {
   const workspace = readWorkspace();
   const problems = violations(workspace);
   for (const p of problems) console.error(`cargo-policy: ${p}`);
+  const dependencyCount = workspace.metadata.packages.length - workspace.metadata.workspace_members.length;
   if (problems.length) process.exitCode = 1;
-  else
-    console.log(
-      `cargo-policy: ${workspace.metadata.packages.length - workspace.metadata.workspace_members.length} dependencies, all allowed`,
-    );
+  else console.log(`cargo-policy: ${dependencyCount} dependencies, all allowed`);
 }
 
 module.exports = { satisfies, readWorkspace, violations, ALLOWED_LICENSES, CRATES_IO };

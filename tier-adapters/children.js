@@ -20,6 +20,9 @@ process.on('exit', () => {
  * this process, which stops its children once it has finished with them,
  * and not the children behind its back. `detached: false` keeps it in this
  * process's group.
+ * @param {string} command
+ * @param {readonly string[]} args
+ * @param {import('node:child_process').SpawnOptions} [options]
  */
 function spawnOwned(command, args, { detached = true, ...options } = {}) {
   const child = spawn(command, args, { ...options, detached });
@@ -36,6 +39,10 @@ function spawnOwned(command, args, { detached = true, ...options } = {}) {
  * is a pipe this process never writes to: it closes when this process dies,
  * however it dies, so a child that stops when its stdin closes (a server with an option
  * like --until-stdin-closes) cannot outlive it.
+ * @param {string} command
+ * @param {readonly string[]} args
+ * @param {{ name?: string, env?: NodeJS.ProcessEnv, readyLine?: RegExp, timeoutMs?: number,
+ *   onOutput?: (text: string) => void, detached?: boolean }} [options]
  * @returns {Promise<{ child: import('node:child_process').ChildProcess, url: string }>}
  */
 function spawnListening(
@@ -43,6 +50,7 @@ function spawnListening(
   args,
   { name = command, env, readyLine = READY_LINE, timeoutMs = START_TIMEOUT_MS, onOutput, detached } = {},
 ) {
+  /** @type {import('node:child_process').StdioOptions} */
   const stdio = ['pipe', 'pipe', onOutput ? 'pipe' : 'inherit'];
   const child = spawnOwned(command, args, { stdio, env: env && { ...process.env, ...env }, detached });
   child.stderr?.on('data', (chunk) => onOutput(chunk.toString()));

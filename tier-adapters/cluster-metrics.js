@@ -108,7 +108,7 @@ function serveClusterMetrics(registry) {
 function clusterMetricsClient(registry) {
   const asked = new Map(); // id -> settle
   let nextId = 0;
-  process.on('message', (message) => {
+  process.on('message', (/** @type {any} */ message) => {
     if (message?.[TYPE] === 'collect') {
       registry.getMetricsAsJSON().then((metrics) => process.send({ [TYPE]: 'mine', id: message.id, metrics }));
     } else if (message?.[TYPE] === 'text') {

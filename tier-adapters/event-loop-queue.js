@@ -27,7 +27,10 @@ const MAX_DEFERRED_TURNS = 64;
 
 /**
  * @param {{ maxQueue?: number, sliceMs?: number, deferTurn?: () => boolean }} [options]
- * @returns {{ run<T>(job: () => T, options?: { signal?: AbortSignal, priority?: 'low' | 'normal' }): Promise<Awaited<T>>, readonly size: number }}
+ * @returns {{
+ *   run<T>(job: () => T, options?: { signal?: AbortSignal, priority?: 'low' | 'normal' }): Promise<Awaited<T>>,
+ *   readonly size: number,
+ * }}
  */
 function createLoopQueue({ maxQueue = Infinity, sliceMs = SLICE_MS, deferTurn } = {}) {
   const normal = createFifo();
@@ -59,6 +62,7 @@ function createLoopQueue({ maxQueue = Infinity, sliceMs = SLICE_MS, deferTurn } 
   }
 
   let waiting = 0;
+  /** @param {() => unknown} job @param {{ signal?: AbortSignal, priority?: 'low' | 'normal' }} [options] */
   function run(job, { signal, priority = 'normal' } = {}) {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (waiting >= maxQueue) return Promise.reject(serverBusy());

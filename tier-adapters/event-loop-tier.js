@@ -19,7 +19,11 @@ function createEventLoopTier(fn, { maxQueue = 512, sliceMs, deferTurn } = {}) {
   const queue = createLoopQueue({ maxQueue, sliceMs, deferTurn });
   let closed = false;
   return {
-    /** @param {I} input @param {{ signal?: AbortSignal, priority?: 'low' | 'normal' }} [options] @returns {Promise<Awaited<O>>} */
+    /**
+     * @param {I} input
+     * @param {{ signal?: AbortSignal, priority?: 'low' | 'normal' }} [options]
+     * @returns {Promise<Awaited<O>>}
+     */
     run(input, { signal, priority } = {}) {
       if (closed) return Promise.reject(closedError());
       return queue.run(() => fn(input), { signal, priority });

@@ -54,7 +54,8 @@ const BLOCKED_PATIENCE_MS = 1000;
 // The same 503 a full queue gets (errors.js: serverBusy), written before any request is read.
 const REFUSAL =
   'HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n' +
-  `Retry-After: ${RETRY_AFTER_SECONDS}\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(SERVER_BUSY)}\r\n\r\n${SERVER_BUSY}`;
+  `Retry-After: ${RETRY_AFTER_SECONDS}\r\nConnection: close\r\n` +
+  `Content-Length: ${Buffer.byteLength(SERVER_BUSY)}\r\n\r\n${SERVER_BUSY}`;
 
 /**
  * @param {(req: http.IncomingMessage, res: http.ServerResponse) => void} handler e.g. an express app
@@ -246,7 +247,8 @@ function createHttpServer(handler, options = {}) {
     // net.Server's close, not http.Server's: that one closes every idle
     // connection at once, a pipelining one with requests still unread too.
     // Bun's http.Server is no net.Server: its own close, which leaves open connections as they are.
-    const stopListening = server instanceof net.Server ? net.Server.prototype.close : server.close;
+    const stopListening =
+      server instanceof net.Server ? net.Server.prototype.close : /** @type {{ close: Function }} */ (server).close;
     const closed = new Promise((resolve) => stopListening.call(server, resolve));
     for (const conn of connections.values()) {
       const res = conn.current;

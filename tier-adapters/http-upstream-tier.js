@@ -83,7 +83,11 @@ function createHttpUpstreamTier({
   };
 
   return {
-    /** @param {any} input @param {{ signal?: AbortSignal, priority?: 'low' | 'normal' }} [options] @returns {Promise<Buffer>} */
+    /**
+     * @param {any} input
+     * @param {{ signal?: AbortSignal, priority?: 'low' | 'normal' }} [options]
+     * @returns {Promise<Buffer>}
+     */
     run(input, { signal, priority } = {}) {
       if (closed) return Promise.reject(closedError());
       return limiter.run(() => forward(input, signal), signal, { priority });

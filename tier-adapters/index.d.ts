@@ -183,7 +183,10 @@ export const HTTP_LIMITS: Readonly<HttpLimits>;
 
 export interface BoundedHttpServer {
   server: Server;
-  /** Stops accepting, answers every request whose head has arrived (a pipelining connection: what it had sent), resolves when every connection is closed. */
+  /**
+   * Stops accepting, answers every request whose head has arrived (a pipelining connection: what it
+   * had sent), resolves when every connection is closed.
+   */
   shutdown(): Promise<void>;
   /** The request's connection sent it before the previous answer was written. */
   isPipelined(req: IncomingMessage): boolean;
@@ -192,7 +195,10 @@ export interface BoundedHttpServer {
   acceptedSinceAsked(): boolean;
 }
 
-/** An HTTP server around `handler` (an express app, say) with every bound of HttpLimits and a drain; call `server.listen` yourself. */
+/**
+ * An HTTP server around `handler` (an express app, say) with every bound of HttpLimits and a drain;
+ * call `server.listen` yourself.
+ */
 export function createHttpServer(
   handler: (req: IncomingMessage, res: ServerResponse) => void,
   options?: Partial<HttpLimits> & {

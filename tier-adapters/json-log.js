@@ -71,7 +71,10 @@ function createLog({ access = false, fd = 1 } = {}) {
       req.id = typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
       return req.id;
     },
-    /** A request refused 503 (`queue_full`), a connection refused at the cap, or closed for pipelining too far ahead. */
+    /**
+     * A request refused 503 (`queue_full`), a connection refused at the cap, or closed for pipelining
+     * too far ahead.
+     */
     refused(reason, fields = {}) {
       limited(`refused ${reason}`, 'warn', { event: 'refused', reason, ...fields }, `refused (${reason})`);
     },

@@ -104,7 +104,7 @@ function createLineWriter({ fd = 1, maxPendingBytes = MAX_PENDING_BYTES } = {}) 
     });
     // The descriptor failed (EPIPE: nobody reads any more; ENOSPC): what is
     // pending, and every line after, is dropped and counted, said once on stderr.
-    worker.on('error', (err) => {
+    worker.on('error', (/** @type {NodeJS.ErrnoException} */ err) => {
       failed = true;
       dropped += pendingLines;
       pending = pendingLines = 0;

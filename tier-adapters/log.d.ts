@@ -23,7 +23,10 @@ export function createLog(options?: { access?: boolean; fd?: number }): {
   error(fields: Fields, message?: string): void;
   /** The request's id: a plain `X-Request-Id` it came with, or a new UUID; the same for every line of the request. */
   requestId(req: IncomingMessage): string;
-  /** A refusal (`event: "refused"`), at most LINES_PER_SECOND lines a second per reason; the rest counted in `suppressed`. */
+  /**
+   * A refusal (`event: "refused"`), at most LINES_PER_SECOND lines a second per reason; the rest
+   * counted in `suppressed`.
+   */
   refused(reason: string, fields?: Fields): void;
   /** A failed request (`event: "failed"`), rate-limited the same way. */
   failed(fields: Fields, message: string): void;

@@ -48,9 +48,9 @@ async function listenMetrics({ collect, contentType, health, host = '127.0.0.1',
   );
   await new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, resolve);
+    server.listen(port, host, () => resolve());
   });
-  const { address, port: bound } = server.address();
+  const { address, port: bound } = /** @type {import('node:net').AddressInfo} */ (server.address());
   const origin = address.includes(':') ? `[${address}]:${bound}` : `${address}:${bound}`;
   return { url: `http://${origin}/metrics`, close: shutdown };
 }

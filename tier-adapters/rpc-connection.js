@@ -23,7 +23,10 @@ class RpcConnection extends EventEmitter {
     super();
     this.maxAnswerBytes = maxAnswerBytes;
     this.deadlineMs = deadlineMs;
-    /** In send order, so the first is the oldest. @type {Map<number, { onAnswer: (status: number, payload: Buffer) => void, sentAt: number }>} */
+    /**
+     * In send order, so the first is the oldest.
+     * @type {Map<number, { onAnswer: (status: number, payload: Buffer) => void, sentAt: number }>}
+     */
     this.pending = new Map();
     // One timer for the oldest call, not one per call.
     this.timer = null;

@@ -55,6 +55,7 @@ function createRpcTier({
   const timedOut = () => new TierError('RPC_TIMEOUT', `${name} timed out`, { status: 504, expose: true });
   let closed = false;
   let inFlight = 0;
+  /** @type {(value?: unknown) => void} */
   let settled = () => {};
 
   const connect = (slot) => {
@@ -128,7 +129,11 @@ function createRpcTier({
     });
 
   return {
-    /** @param {string | Uint8Array} input @param {{ signal?: AbortSignal, priority?: 'low' | 'normal' }} [options] @returns {Promise<Buffer>} */
+    /**
+     * @param {string | Uint8Array} input
+     * @param {{ signal?: AbortSignal, priority?: 'low' | 'normal' }} [options]
+     * @returns {Promise<Buffer>}
+     */
     run(input, { signal, priority } = {}) {
       if (closed) return Promise.reject(closedError());
       return limiter.run(() => call(input, signal), signal, { priority });

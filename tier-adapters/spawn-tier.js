@@ -19,8 +19,10 @@ const childFailed = ({ name, code, signal, stderr }) =>
 
 /**
  * @param {{ command: string, args?: string[], name?: string, concurrency?: number, maxQueue?: number,
- *   decodeFailure?: (exit: { name: string, code: number | null, signal: string | null, stderr: string }) => Error }} options
- *   decodeFailure: the error for a non-zero exit (say, a usage error for exit 65 and a known stderr line).
+ *   decodeFailure?: (exit: { name: string, code: number | null, signal: string | null, stderr: string }) => Error,
+ * }} options
+ *   decodeFailure: the error for a non-zero exit (say, a usage error for exit 65 and a known stderr
+ *   line).
  */
 function createSpawnTier({
   command,
@@ -58,7 +60,11 @@ function createSpawnTier({
     });
 
   return {
-    /** @param {string | Uint8Array} input @param {{ signal?: AbortSignal, priority?: 'low' | 'normal' }} [options] @returns {Promise<Buffer>} */
+    /**
+     * @param {string | Uint8Array} input
+     * @param {{ signal?: AbortSignal, priority?: 'low' | 'normal' }} [options]
+     * @returns {Promise<Buffer>}
+     */
     run(input, { signal, priority } = {}) {
       if (closed) return Promise.reject(closedError());
       return limiter.run(

@@ -67,7 +67,11 @@ function createStdioPoolTier({
   };
 
   return {
-    /** @param {string | Uint8Array} input @param {{ signal?: AbortSignal, priority?: 'low' | 'normal' }} [options] @returns {Promise<Buffer>} */
+    /**
+     * @param {string | Uint8Array} input
+     * @param {{ signal?: AbortSignal, priority?: 'low' | 'normal' }} [options]
+     * @returns {Promise<Buffer>}
+     */
     run(input, { signal, priority } = {}) {
       if (closed) return Promise.reject(closedError());
       return limiter.run(() => dispatch(input), signal, { priority });

@@ -50,6 +50,8 @@ class StdioWorker extends EventEmitter {
     this.chunks = [];
     this.buffered = 0;
     this.exited = false;
+    /** @type {string | undefined} why it was killed, once it is */
+    this.reason = undefined;
     this.timer = null;
     this.child = spawnOwned(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
     // First: a failed spawn (EMFILE, ENOENT) reports here and leaves stdio null.

@@ -19,7 +19,11 @@ function createThreadPoolTier(fn, { concurrency, maxQueue = 512 }) {
   const limiter = new Limiter({ concurrency, maxQueue });
   let closed = false;
   return {
-    /** @param {I} input @param {{ signal?: AbortSignal, priority?: 'low' | 'normal' }} [options] @returns {Promise<O>} */
+    /**
+     * @param {I} input
+     * @param {{ signal?: AbortSignal, priority?: 'low' | 'normal' }} [options]
+     * @returns {Promise<O>}
+     */
     run(input, { signal, priority } = {}) {
       if (closed) return Promise.reject(closedError());
       // Calls already handed over finish; cancelling them costs more.

@@ -32,7 +32,9 @@ module.exports = {
   frameworkCost: {
     framework: 'napi',
     bare: 'napi-node-http',
-    what: 'The same `generateQrCodeSync` call behind express in node-server (`napi`, with its guards) and behind bare `node:http` (`napi-node-http`, one process, no guards).',
+    what:
+      'The same `generateQrCodeSync` call behind express in node-server (`napi`, with its guards) ' +
+      'and behind bare `node:http` (`napi-node-http`, one process, no guards).',
   },
   tiers: [
     ...TIERS.map((tier) => ({

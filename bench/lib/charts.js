@@ -36,7 +36,8 @@ const label = (v) => (v >= 1000 ? `${+(v / 1000).toFixed(1)}k` : `${+v.toPrecisi
 
 /**
  * Lines of y against x, one per series.
- * @param {{ title: string, xLabel: string, yLabel: string, xs: number[], series: { name: string, ys: (number|null)[] }[], logX?: boolean, logY?: boolean }} chart
+ * @param {{ title: string, xLabel: string, yLabel: string, xs: number[],
+ *   series: { name: string, ys: (number|null)[] }[], logX?: boolean, logY?: boolean }} chart
  */
 function lineChart({ title, xLabel, yLabel, xs, series, logX = false, logY = false }) {
   const width = 760;
@@ -44,7 +45,10 @@ function lineChart({ title, xLabel, yLabel, xs, series, logX = false, logY = fal
   const m = { left: 70, right: 150, top: 40, bottom: 50 };
   const values = series.flatMap((s) => s.ys).filter((y) => Number.isFinite(y) && (!logY || y > 0));
   if (values.length === 0)
-    return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="60"><text x="10" y="30">${esc(title)}: no data</text></svg>\n`;
+    return (
+      `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="60">` +
+      `<text x="10" y="30">${esc(title)}: no data</text></svg>\n`
+    );
   const yTicks = ticks(logY ? Math.min(...values) : 0, Math.max(...values), logY);
   const [y0, y1] = [yTicks[0], yTicks[yTicks.length - 1]];
   const f = (v, log) => (log ? Math.log10(v) : v);
@@ -54,7 +58,8 @@ function lineChart({ title, xLabel, yLabel, xs, series, logX = false, logY = fal
   const py = (y) =>
     height - m.bottom - ((f(y, logY) - f(y0, logY)) / (f(y1, logY) - f(y0, logY) || 1)) * (height - m.top - m.bottom);
   const out = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="11">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" ` +
+      'font-family="sans-serif" font-size="11">',
     '<rect width="100%" height="100%" fill="white"/>',
     `<text x="10" y="22" font-size="14" font-weight="bold">${esc(title)}</text>`,
   ];
@@ -68,14 +73,16 @@ function lineChart({ title, xLabel, yLabel, xs, series, logX = false, logY = fal
     out.push(`<text x="${px(x).toFixed(1)}" y="${height - m.bottom + 16}" text-anchor="middle">${label(x)}</text>`);
   out.push(`<text x="${(m.left + width - m.right) / 2}" y="${height - 12}" text-anchor="middle">${esc(xLabel)}</text>`);
   out.push(
-    `<text transform="translate(16 ${(m.top + height - m.bottom) / 2}) rotate(-90)" text-anchor="middle">${esc(yLabel)}</text>`,
+    `<text transform="translate(16 ${(m.top + height - m.bottom) / 2}) rotate(-90)" text-anchor="middle">` +
+      `${esc(yLabel)}</text>`,
   );
   series.forEach((s, i) => {
     const color = COLORS[i % COLORS.length];
     const points = xs.map((x, j) => [x, s.ys[j]]).filter(([, y]) => Number.isFinite(y) && (!logY || y > 0));
     if (points.length === 0) return;
     out.push(
-      `<polyline fill="none" stroke="${color}" stroke-width="2" points="${points.map(([x, y]) => `${px(x).toFixed(1)},${py(y).toFixed(1)}`).join(' ')}"/>`,
+      `<polyline fill="none" stroke="${color}" stroke-width="2" ` +
+        `points="${points.map(([x, y]) => `${px(x).toFixed(1)},${py(y).toFixed(1)}`).join(' ')}"/>`,
     );
     for (const [x, y] of points)
       out.push(`<circle cx="${px(x).toFixed(1)}" cy="${py(y).toFixed(1)}" r="3" fill="${color}"/>`);
@@ -140,7 +147,8 @@ function ratioChart(rows, { anchor, title, lowerBound = () => false, rps = (r) =
   const axis = ticks(lo, hi, true);
   const px = (x0, v) => x0 + ((Math.log10(v) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo) || 1)) * panel;
   const out = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="11">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" ` +
+      'font-family="sans-serif" font-size="11">',
     '<rect width="100%" height="100%" fill="white"/>',
     `<text x="10" y="20" font-size="14" font-weight="bold">${esc(title)}</text>`,
   ];
@@ -171,7 +179,8 @@ function ratioChart(rows, { anchor, title, lowerBound = () => false, rps = (r) =
       const points = st.modes ? [st.modes.low.estimate, st.modes.high.estimate] : [st.estimate];
       if (!st.modes && Number.isFinite(st.low)) {
         out.push(
-          `<line x1="${px(x0, st.low).toFixed(1)}" x2="${px(x0, st.high).toFixed(1)}" y1="${y}" y2="${y}" stroke="${color}" stroke-width="2"/>`,
+          `<line x1="${px(x0, st.low).toFixed(1)}" x2="${px(x0, st.high).toFixed(1)}" y1="${y}" y2="${y}" ` +
+            `stroke="${color}" stroke-width="2"/>`,
         );
       }
       const open = key === 'rps' && lowerBound(r);

@@ -28,7 +28,8 @@ function tierCommand(
 /**
  * Spawns a server and resolves once it prints its URL; its stdout and stderr
  * are kept for the caller (and shown if it fails to start).
- * @returns {Promise<{ url: string, child: import('node:child_process').ChildProcess, stop: () => Promise<number|string|null>, output: () => string }>}
+ * @returns {Promise<{ url: string, child: import('node:child_process').ChildProcess,
+ *   stop: () => Promise<number|string|null>, output: () => string }>}
  */
 async function startServer(command, args, { env, timeoutMs = 20_000, ready = READY_LINE } = {}) {
   let output = '';

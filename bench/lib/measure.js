@@ -26,12 +26,16 @@ async function meanBodyBytes(url, paths) {
 /** Whether wrk is on PATH: the cross-check is left out without it. */
 const hasWrk = () => !spawnSync('wrk', ['-v']).error;
 
-/** wrk on the same server, paths and connections: a second load generator's view (whole seconds: wrk takes no fraction). */
+/**
+ * wrk on the same server, paths and connections: a second load generator's view
+ * (whole seconds: wrk takes no fraction).
+ */
 function wrk(url, { paths, connections, seconds, cpus }) {
   const lua = path.join(os.tmpdir(), `tier-bench-${process.pid}.lua`);
   fs.writeFileSync(
     lua,
-    `local paths = {${paths.map((p) => JSON.stringify(p)).join(', ')}}\nlocal i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format("GET", paths[i])\nend\n`,
+    `local paths = {${paths.map((p) => JSON.stringify(p)).join(', ')}}\n` +
+      'local i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format("GET", paths[i])\nend\n',
   );
   const args = [
     '-t',

@@ -116,7 +116,14 @@ function verdictLines(report, out) {
   const minutes = fmt(settings.wallSeconds / 60, 1);
   const rounds = Math.max(...w1.map((r) => r.stop?.rounds ?? 0));
   out.push(
-    `${settings.full ? 'The full run' : settings.runtimes?.length ? 'The default run, then the cross-runtime rounds,' : 'The default run'} took ${minutes} minutes: ${rounds} interleaved rounds at most; ${converged} of ${others.length} tiers stopped with their ratios' 95% intervals within ±${fmt(settings.tolerance.cpu * 100, 0)}% (CPU per request) and ±${fmt(settings.tolerance.rps * 100, 0)}% (req/s).`,
+    (settings.full
+      ? 'The full run'
+      : settings.runtimes?.length
+        ? 'The default run, then the cross-runtime rounds,'
+        : 'The default run') +
+      ` took ${minutes} minutes: ${rounds} interleaved rounds at most; ${converged} of ${others.length} tiers ` +
+      `stopped with their ratios' 95% intervals within ±${fmt(settings.tolerance.cpu * 100, 0)}% (CPU per request) ` +
+      `and ±${fmt(settings.tolerance.rps * 100, 0)}% (req/s).`,
     '',
   );
 }
@@ -128,7 +135,14 @@ function relativeTables(report, out, files) {
   if (!results.some((r) => r.tier === anchor)) return;
   out.push(`## Relative to \`${anchor}\`, within each round`, '');
   out.push(
-    `Higher is better in every column: the factor by which the tier beats \`${anchor}\`. req/s, CPU per request and one-connection (c=1) latency are ratios taken within each round (the tier against \`${anchor}\`'s visits of the same round), so drift between rounds cancels; each is the geometric mean over the tier's rounds with its 95% interval in brackets. "≥": the load generator or the machine, not the server, was the limit, so the server does at least that much; "(wrk)": the figure is wrk's, a cheaper generator run where autocannon was the limit. "two modes": the rounds fall into two groups with a gap between them; no single figure describes the tier. Peak RSS is the tiers' medians divided: each process's resident pages, summed over the server's process tree, whatever other processes share.`,
+    `Higher is better in every column: the factor by which the tier beats \`${anchor}\`. req/s, CPU per request ` +
+      `and one-connection (c=1) latency are ratios taken within each round (the tier against \`${anchor}\`'s ` +
+      "visits of the same round), so drift between rounds cancels; each is the geometric mean over the tier's " +
+      'rounds with its 95% interval in brackets. "≥": the load generator or the machine, not the server, was the ' +
+      `limit, so the server does at least that much; "(wrk)": the figure is wrk's, a cheaper generator run where ` +
+      'autocannon was the limit. "two modes": the rounds fall into two groups with a gap between them; no single ' +
+      "figure describes the tier. Peak RSS is the tiers' medians divided: each process's resident pages, summed " +
+      "over the server's process tree, whatever other processes share.",
     '',
   );
   for (const workers of groups) {
@@ -137,7 +151,10 @@ function relativeTables(report, out, files) {
     if (!ref) continue;
     if (anchorBound(rows, anchor)) {
       out.push(
-        `At ${workers} worker${workers === 1 ? '' : 's'} \`${anchor}\` itself was held back by the ${limitOf(ref)} (the load generator runs on the same ${machine.cores} cores), so every ratio there would divide one lower bound by another: this machine cannot measure them. The absolute figures are in the main table.`,
+        `At ${workers} worker${workers === 1 ? '' : 's'} \`${anchor}\` itself was held back by the ` +
+          `${limitOf(ref)} (the load generator runs on the same ${machine.cores} cores), so every ratio there ` +
+          'would divide one lower bound by another: this machine cannot measure them. The absolute figures are in ' +
+          'the main table.',
         '',
       );
       continue;
@@ -194,9 +211,10 @@ function predictionSection(report, out) {
   if (!cells.length) return;
   out.push('## Against the prediction', '');
   out.push(
-    `What \`tier-bench-profile\` predicted for each tier on ${prediction.finished.slice(0, 10)}, before this run, from ` +
-      `\`${prediction.function}\` in the service as it was: from "if Rust is no faster than the JavaScript" to "at most" ` +
-      "(the Rust side costing nothing), each with the tier's boundary cost. A measured ratio above its ceiling means " +
+    `What \`tier-bench-profile\` predicted for each tier on ${prediction.finished.slice(0, 10)}, before this run, ` +
+      `from \`${prediction.function}\` in the service as it was: from "if Rust is no faster than the JavaScript" ` +
+      'to "at most" (the Rust side costing nothing), ' +
+      "each with the tier's boundary cost. A measured ratio above its ceiling means " +
       'the prediction missed a cost the port removed.',
     '',
   );
@@ -212,7 +230,10 @@ function mainTables(report, out) {
   const columns = absoluteColumns(settings);
   out.push('## Absolute figures', '');
   out.push(
-    `Each figure is the median over the tier's visits, ${settings.connections} connections, ${settings.warmup} s warm-up on fresh connections, then ${settings.duration} s measured; latencies are of 2xx answers (refused ones apart). These move with the machine from round to round (see "Rounds"); the ratios above do not. "limited by": what held req/s back (\`server\`: one of its threads ran a whole core).`,
+    `Each figure is the median over the tier's visits, ${settings.connections} connections, ${settings.warmup} s ` +
+      `warm-up on fresh connections, then ${settings.duration} s measured; latencies are of 2xx answers (refused ` +
+      'ones apart). These move with the machine from round to round (see "Rounds"); the ratios above do not. ' +
+      '"limited by": what held req/s back (`server`: one of its threads ran a whole core).',
     '',
   );
   for (const workers of groups) {
@@ -264,7 +285,8 @@ function frameworkCost(results, settings, out) {
       [bare, framed].map((r) => [`\`${r.tier}\``, fmt(r.requestsPerSecond, 0), fmt(r.serverCpuUsPerRequest, 1)]),
     ),
     '',
-    `\`${framed.tier}\` spends ${interval(cpu)} the CPU per request of \`${bare.tier}\` and serves ${interval(rps)} its req/s.`,
+    `\`${framed.tier}\` spends ${interval(cpu)} the CPU per request of \`${bare.tier}\` and serves ` +
+      `${interval(rps)} its req/s.`,
     '',
   );
 }
@@ -292,7 +314,8 @@ function pairsSection(results, settings, out) {
   if (!cells.length) return;
   out.push('## Pairs', '');
   out.push(
-    "Two tiers that differ in one thing, in the same rounds: the first one's CPU per request and req/s over the second's, per round, with the 95% interval (a CPU ratio of 1.03 is 3% more CPU per request).",
+    "Two tiers that differ in one thing, in the same rounds: the first one's CPU per request and req/s over the " +
+      "second's, per round, with the 95% interval (a CPU ratio of 1.03 is 3% more CPU per request).",
     '',
     table(['pair', 'the difference', 'CPU us/req', 'CPU us/req (second)', 'CPU ratio', 'req/s ratio'], cells),
     '',
@@ -318,7 +341,10 @@ function crossLineSection(report, out) {
     : tiers;
   out.push('## Across Node lines', '');
   out.push(
-    `The same tiers on each supported Node line, one worker, in interleaved rounds of their own (so the lines are compared within each round, not across runs). req/s and CPU per request relative to \`${framework}\` on Node ${pinned.line}, the line the project is pinned to (higher is better), and the CPU of \`${framework}\` over \`${bare}\` on the same line: what the framework costs there.`,
+    'The same tiers on each supported Node line, one worker, in interleaved rounds of their own (so the lines are ' +
+      `compared within each round, not across runs). req/s and CPU per request relative to \`${framework}\` on ` +
+      `Node ${pinned.line}, the line the project is pinned to (higher is better), and the CPU of \`${framework}\` ` +
+      `over \`${bare}\` on the same line: what the framework costs there.`,
     '',
   );
   const ref = pinned.rows.find((r) => r.tier === framework);
@@ -407,7 +433,8 @@ function costPerMillion(results, out) {
   out.push(
     '## Cost per million requests',
     '',
-    'CPU-seconds the whole server tree spent per million answered requests, the requests one CPU core answers per second at that cost, and the memory held meanwhile.',
+    'CPU-seconds the whole server tree spent per million answered requests, the requests one CPU core answers per ' +
+      'second at that cost, and the memory held meanwhile.',
     '',
   );
   const cells = results.map((r) => [
@@ -429,7 +456,13 @@ function fixedRate(results, settings, out) {
   if (!rows.length) return;
   out.push('## Latency at fixed request rates (open loop)', '');
   out.push(
-    `Requests leave on a fixed schedule (${settings.curves.rateFractions.map((f) => `${f * 100}%`).join(', ')} of \`${baselineOf(settings)}\`'s and of the tier's own closed-loop maximum), each timed from its *scheduled* send time, so a stall is charged to every request it delayed (no coordinated omission: wrk2's method, bench/lib/load.js). "send lag p99" is how late the generator's own timers sent the requests; a p99 within ${LAG_MARGIN}x of it is the generator's, not the server's, and is not shown. "behind" marks a run that answered under 95% of its target rate. ${settings.curves.duration} s per rate after ${settings.curves.warmup} s at that rate; n is the number of answers (p99 is roughly the n/100-th slowest).`,
+    `Requests leave on a fixed schedule (${settings.curves.rateFractions.map((f) => `${f * 100}%`).join(', ')} of ` +
+      `\`${baselineOf(settings)}\`'s and of the tier's own closed-loop maximum), each timed from its *scheduled* ` +
+      "send time, so a stall is charged to every request it delayed (no coordinated omission: wrk2's method, " +
+      `bench/lib/load.js). "send lag p99" is how late the generator's own timers sent the requests; a p99 within ` +
+      `${LAG_MARGIN}x of it is the generator's, not the server's, and is not shown. "behind" marks a run that ` +
+      `answered under 95% of its target rate. ${settings.curves.duration} s per rate after ` +
+      `${settings.curves.warmup} s at that rate; n is the number of answers (p99 is roughly the n/100-th slowest).`,
     '',
   );
   const cells = [];
@@ -495,7 +528,8 @@ function curves(results, settings, out, files) {
   out.push(
     '## Cost against input size',
     '',
-    `Closed loop at ${settings.connections} connections, ${settings.curves.duration} s per point, requests whose input is exactly that many bytes (the configuration's \`requests.ofLength\`). Server CPU us per request:`,
+    `Closed loop at ${settings.connections} connections, ${settings.curves.duration} s per point, requests whose ` +
+      "input is exactly that many bytes (the configuration's `requests.ofLength`). Server CPU us per request:",
     '',
   );
   out.push(curveTable(rows, LENGTH, lengths, cpu, 1), '');
@@ -527,7 +561,8 @@ function curves(results, settings, out, files) {
   out.push(
     '## Against connections',
     '',
-    `Closed loop, the main run's requests, ${settings.curves.duration} s per point (the c=1 and c=${settings.connections} points are the rounds' medians). req/s (2xx only):`,
+    `Closed loop, the main run's requests, ${settings.curves.duration} s per point (the c=1 and ` +
+      `c=${settings.connections} points are the rounds' medians). req/s (2xx only):`,
     '',
   );
   const rps = (p) => p?.requestsPerSecond;
@@ -543,7 +578,8 @@ function curves(results, settings, out, files) {
       .filter((p) => p.non2xx)
       .map(
         (p) =>
-          `\`${r.tier}\` at c=${p.connections}: ${fmt((p.non2xx / p.responses) * 100, 1)}% refused (p99 of the refusals ${fmt(p.refusedLatencyMs?.p99, 2)} ms)`,
+          `\`${r.tier}\` at c=${p.connections}: ${fmt((p.non2xx / p.responses) * 100, 1)}% refused (p99 of the ` +
+          `refusals ${fmt(p.refusedLatencyMs?.p99, 2)} ms)`,
       ),
   );
   if (refused.length) out.push(`Answered with a non-2xx status: ${refused.join('; ')}.`, '');
@@ -581,7 +617,8 @@ function curves(results, settings, out, files) {
     out.push(
       '## Against workers',
       '',
-      `${settings.notes?.workers ?? 'Server worker processes (`--workers`)'}. req/s ("≥": held back by the load generator or the machine):`,
+      `${settings.notes?.workers ?? 'Server worker processes (`--workers`)'}. req/s ("≥": held back by the load ` +
+        'generator or the machine):',
       '',
     );
     out.push(
@@ -608,7 +645,8 @@ function crossCheck(results, out) {
   out.push(
     '## autocannon against wrk',
     '',
-    "The same server, requests and connections, after the rounds (autocannon: the rounds' median): wrk (C, one thread) is the cheaper load generator, so where autocannon is the limit, wrk shows it.",
+    "The same server, requests and connections, after the rounds (autocannon: the rounds' median): wrk (C, one " +
+      'thread) is the cheaper load generator, so where autocannon is the limit, wrk shows it.',
     '',
   );
   const cells = rows.map((r) => {
@@ -643,7 +681,11 @@ function roundsSection(report, out) {
   if (!groups.length) return;
   out.push('## Rounds', '');
   out.push(
-    "Each round's machine index is the anchor's figure in that round over its median across rounds: 1.00 is a typical round, 0.80 a round in which the same server ran 20% slower. Ratios are taken within a round, so such drift cancels out of them, though not out of the absolute figures. Steal (the hypervisor running other guests on our vCPUs) and softirq (network processing) are shares of all CPU time over the round's measured windows, from /proc/stat.",
+    "Each round's machine index is the anchor's figure in that round over its median across rounds: 1.00 is a " +
+      'typical round, 0.80 a round in which the same server ran 20% slower. Ratios are taken within a round, so ' +
+      'such drift cancels out of them, though not out of the absolute figures. Steal (the hypervisor running ' +
+      "other guests on our vCPUs) and softirq (network processing) are shares of all CPU time over the round's " +
+      'measured windows, from /proc/stat.',
     '',
   );
   const cells = [];
@@ -678,41 +720,72 @@ function howMeasured({ results, settings, machine }, out) {
     ? `; the cross-runtime section also ran ${runtimes} (Deno with Node's V8 flags as \`--v8-flags\`; Bun is not V8)`
     : '';
   out.push(
-    `- Servers' Node: ${machine.node}${machine.v8 ? ` (V8 ${machine.v8})` : ''}${settings.nodeArgs?.length ? `, run with \`${settings.nodeArgs.join(' ')}\`` : ''}; kernel ${machine.kernel ?? machine.os}${settings.lines?.length > 1 ? `; the cross-line section also ran ${settings.lines.slice(1).join(', ')}` : ''}${alsoRuntimes}.`,
+    `- Servers' Node: ${machine.node}${machine.v8 ? ` (V8 ${machine.v8})` : ''}` +
+      `${settings.nodeArgs?.length ? `, run with \`${settings.nodeArgs.join(' ')}\`` : ''}; ` +
+      `kernel ${machine.kernel ?? machine.os}` +
+      `${settings.lines?.length > 1 ? `; the cross-line section also ran ${settings.lines.slice(1).join(', ')}` : ''}` +
+      `${alsoRuntimes}.`,
   );
   out.push(
-    `- Tools: autocannon ${machine.autocannon} (harness on node ${machine.harnessNode ?? machine.node}), ${machine.wrk ?? 'wrk'}, ${machine.rustc}`,
+    `- Tools: autocannon ${machine.autocannon} (harness on node ${machine.harnessNode ?? machine.node}), ` +
+      `${machine.wrk ?? 'wrk'}, ${machine.rustc}`,
   );
   if (settings.commit) out.push(`- Source: commit ${settings.commit}, ${settings.date}.`);
   out.push(
-    `- Load: autocannon in a load process of its own, ${settings.connections} connections, ${settings.warmup} s warm-up on the same connections, then ${settings.duration} s measured; ${settings.requests.paths} requests in rotation (${settings.requests.description}); then one connection, one request at a time, ${settings.oneConnection.warmup} s + ${settings.oneConnection.duration} s, at the first worker count. Where autocannon or the machine held a visit back, wrk (one thread) ran ${settings.duration} s more on the same server right after.`,
+    `- Load: autocannon in a load process of its own, ${settings.connections} connections, ${settings.warmup} s ` +
+      `warm-up on the same connections, then ${settings.duration} s measured; ${settings.requests.paths} requests ` +
+      `in rotation (${settings.requests.description}); then one connection, one request at a time, ` +
+      `${settings.oneConnection.warmup} s + ${settings.oneConnection.duration} s, at the first worker count. ` +
+      `Where autocannon or the machine held a visit back, wrk (one thread) ran ${settings.duration} s more on the ` +
+      'same server right after.',
   );
   out.push(
-    `- Interleaving: every server of a worker count started up front, warmed (${settings.prewarm || settings.warmup} s at ${settings.connections} connections), and stopped with SIGSTOP (its whole process tree) but while measured. Each round visits every tier still running, in an order rotated by one per round, the anchor \`${anchorOf(settings)}\` first and halfway.`,
+    '- Interleaving: every server of a worker count started up front, warmed ' +
+      `(${settings.prewarm || settings.warmup} s at ${settings.connections} connections), and stopped with ` +
+      'SIGSTOP (its whole process tree) but while measured. Each round visits every tier still running, in an ' +
+      `order rotated by one per round, the anchor \`${anchorOf(settings)}\` first and halfway.`,
   );
   out.push(
-    `- When a tier stops: after ${settings.minRounds} rounds, once its CPU-per-request ratio's 95% interval is within ±${fmt(settings.tolerance.cpu * 100, 0)}% and its req/s ratio's within ±${fmt(settings.tolerance.rps * 100, 0)}% (a t interval on the logarithms of its per-round ratios); a tier whose rounds fall into two modes runs to the cap; at most ${settings.maxRounds} rounds${settings.budgetMinutes ? `, and no round that would end past ${settings.budgetMinutes} minutes` : ''}. The anchor stays while any other tier runs.`,
+    `- When a tier stops: after ${settings.minRounds} rounds, once its CPU-per-request ratio's 95% interval is ` +
+      `within ±${fmt(settings.tolerance.cpu * 100, 0)}% and its req/s ratio's within ` +
+      `±${fmt(settings.tolerance.rps * 100, 0)}% (a t interval on the logarithms of its per-round ratios); a tier ` +
+      `whose rounds fall into two modes runs to the cap; at most ${settings.maxRounds} rounds` +
+      `${settings.budgetMinutes ? `, and no round that would end past ${settings.budgetMinutes} minutes` : ''}. ` +
+      'The anchor stays while any other tier runs.',
   );
   if (settings.curves)
     out.push(
-      "- The curves, fixed rates and wrk run after the rounds, one tier at a time, the others stopped; their rates come from the rounds' medians.",
+      '- The curves, fixed rates and wrk run after the rounds, one tier at a time, the others stopped; their ' +
+        "rates come from the rounds' medians.",
     );
   out.push(
-    `- Body bytes: the response body alone${settings.notes?.body ? ` (${settings.notes.body})` : ''}, mean over the requests; wire bytes: what autocannon read per response, headers included.`,
+    `- Body bytes: the response body alone${settings.notes?.body ? ` (${settings.notes.body})` : ''}, mean over ` +
+      'the requests; wire bytes: what autocannon read per response, headers included.',
   );
   out.push(
-    "- Memory: peak RSS (each process's resident pages, shared libraries included) and USS (pages no other process maps), each summed over the server's process tree and sampled every 200 ms by a sampler process: neither depends on what other servers run, unlike PSS.",
+    "- Memory: peak RSS (each process's resident pages, shared libraries included) and USS (pages no other " +
+      "process maps), each summed over the server's process tree and sampled every 200 ms by a sampler process: " +
+      'neither depends on what other servers run, unlike PSS.',
   );
   out.push(
-    "- Server CPU per request: user + system time of the whole tree (reaped children included) over the measured window, divided by 2xx answers. The kernel bills network processing (softirq, in \"Rounds\") to whichever task is running when it fires: some of the client's networking lands in the server's CPU and some of the server's in the client's.",
+    '- Server CPU per request: user + system time of the whole tree (reaped children included) over the measured ' +
+      'window, divided by 2xx answers. The kernel bills network processing (softirq, in "Rounds") to whichever ' +
+      "task is running when it fires: some of the client's networking lands in the server's CPU and some of the " +
+      "server's in the client's.",
   );
   out.push(
-    `- "limited by": \`server\` when one of its threads ran at least 0.9 of a core over the window; \`load generator\` when autocannon ran at least 0.7 of one (its thread also waits on its sockets); \`machine\` when every core was at least 90% busy. Only the last two make req/s a lower bound ("≥"), and so is a figure of wrk's, which shares the machine too.`,
+    '- "limited by": `server` when one of its threads ran at least 0.9 of a core over the window; ' +
+      '`load generator` when autocannon ran at least 0.7 of one (its thread also waits on its sockets); `machine` ' +
+      'when every core was at least 90% busy. Only the last two make req/s a lower bound ("≥"), and so is a ' +
+      "figure of wrk's, which shares the machine too.",
   );
   const noLoop = results.filter((r) => !r.eventLoopDelayMs).map((r) => `\`${r.tier}\``);
   if (noLoop.length < results.length) {
     out.push(
-      `- Event-loop delay: \`monitorEventLoopDelay\` at 1 ms resolution inside the server, the resolution subtracted (an idle loop reads 0); every worker reset at the start of the window and read at its end (matched by pid), the worst worker shown${noLoop.length ? `; n/a where the server does not report it (${[...new Set(noLoop)].join(', ')})` : ''}.`,
+      '- Event-loop delay: `monitorEventLoopDelay` at 1 ms resolution inside the server, the resolution ' +
+        'subtracted (an idle loop reads 0); every worker reset at the start of the window and read at its end ' +
+        '(matched by pid), the worst worker shown' +
+        `${noLoop.length ? `; n/a where the server does not report it (${[...new Set(noLoop)].join(', ')})` : ''}.`,
     );
   }
   const references = Object.entries(settings.references ?? {}).filter(([tier]) => results.some((r) => r.tier === tier));
@@ -720,7 +793,8 @@ function howMeasured({ results, settings, machine }, out) {
   if (settings.config) out.push(`- Tiers and requests: ${settings.config}.`);
   const compare = settings.command?.startsWith('tier-bench') ? 'tier-bench-compare' : 'node bench/compare.js';
   out.push(
-    `- A second run reproduces the ratios, not the absolute figures: \`${compare} OLD NEW\` compares two runs' ratios against their noise.`,
+    `- A second run reproduces the ratios, not the absolute figures: \`${compare} OLD NEW\` compares two runs' ` +
+      'ratios against their noise.',
   );
 }
 

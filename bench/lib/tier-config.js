@@ -16,7 +16,8 @@ const READY_LINE = /listening on (http:\/\/[^\s"]+)/;
  *   `node` is the node executable to run it with, where it runs on Node (a
  *   line that starts with it gets the benchmark's Node flags right after it)
  * @property {RegExp} [ready] the line with the URL as group 1 (default: `listening on (http://...)`)
- * @property {boolean} [eventLoop] the server answers GET /metrics/event-loop (per-worker event-loop delay; see event-loop.js)
+ * @property {boolean} [eventLoop] the server answers GET /metrics/event-loop
+ *   (per-worker event-loop delay; see event-loop.js)
  * @property {boolean} [launcher] the started process only launches the servers: left out of the figures
  * @property {string} [reference] a benchmark-only row; what it is
  * @property {boolean} [singleProcess] takes no worker count: measured at the first worker count only
@@ -39,7 +40,8 @@ const READY_LINE = /listening on (http:\/\/[^\s"]+)/;
  * @property {string[]} [soakTiers]
  * @property {string} [prediction] tier-bench-profile's profile.json (relative to this file): where it
  *   exists, the report shows each tier's predicted range beside its ratios
- * @property {{ description: string, paths: string[], lengths?: number[], ofLength?: (bytes: number) => string[] }} requests
+ * @property {{ description: string, paths: string[], lengths?: number[],
+ *   ofLength?: (bytes: number) => string[] }} requests
  *   GET paths in rotation; `ofLength` gives paths whose input is `bytes` long,
  *   for each of `lengths` (the cost-against-input-size curve)
  */

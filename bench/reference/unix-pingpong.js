@@ -39,7 +39,8 @@ if (process.argv[2] === '--echo') {
       const at = (q) => micros[Math.floor(q * (micros.length - 1))].toFixed(1);
       const mean = (micros.reduce((a, b) => a + b, 0) / micros.length).toFixed(1);
       console.log(
-        `${rounds} round trips of ${message.length} B over a Unix socket (Node ${process.version}): p10 ${at(0.1)} us, p50 ${at(0.5)} us, p90 ${at(0.9)} us, mean ${mean} us`,
+        `${rounds} round trips of ${message.length} B over a Unix socket (Node ${process.version}): ` +
+          `p10 ${at(0.1)} us, p50 ${at(0.5)} us, p90 ${at(0.9)} us, mean ${mean} us`,
       );
       socket.destroy();
       echo.kill();

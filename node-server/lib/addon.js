@@ -22,7 +22,8 @@ function loadAddon() {
   // addon, so that is a failure here unless it was asked for.
   if (addon.__napiBindingTarget !== 'native' && !process.env.NAPI_RS_FORCE_WASI) {
     throw new Error(
-      `${what} cannot be loaded, only its ${addon.__napiBindingTarget} build (set NAPI_RS_FORCE_WASI=true to run that): ${fix}`,
+      `${what} cannot be loaded, only its ${addon.__napiBindingTarget} build ` +
+        `(set NAPI_RS_FORCE_WASI=true to run that): ${fix}`,
     );
   }
   return addon;

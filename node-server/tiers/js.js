@@ -13,7 +13,10 @@ const OPTIONS = {
   rendererOpts: { deflateLevel: 9, deflateStrategy: 3 },
 };
 
-/** The function before Rust. The Rust tiers get the input rules from qr_lib; this keeps its own copy (the shared tests hold the two equal). */
+/**
+ * The function before Rust. The Rust tiers get the input rules from qr_lib; this keeps its own copy
+ * (the shared tests hold the two equal).
+ */
 function generateQrCodeJs(text) {
   if (text === '') throw new QrError('EMPTY_TEXT', 'text must not be empty');
   if (Buffer.byteLength(text, 'utf8') > MAX_TEXT_BYTES) {

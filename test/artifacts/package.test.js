@@ -99,7 +99,8 @@ function installProject(flags = [], extra = []) {
 
 /** Runs `moduleName` (the addon's main package or one platform package) on `command`, in `cwd`. */
 function runAddon(command, moduleName, cwd, env = ENV) {
-  const script = `const addon = require(${JSON.stringify(moduleName)});
+  const script =
+    `const addon = require(${JSON.stringify(moduleName)});
     const texts = JSON.parse(process.argv[1]);
     const failure = (f) => { try { f(); } catch (e) { return [e.code, e.message]; } };
     Promise.all(texts.map((t) => addon.generateQrCode(t))).then(async (later) => process.stdout.write(JSON.stringify({
@@ -108,7 +109,8 @@ function runAddon(command, moduleName, cwd, env = ENV) {
       pngs: texts.map((t) => addon.generateQrCodeSync(t).toString('base64')),
       later: later.map((b) => b.toString('base64')),
       errors: [failure(() => addon.generateQrCodeSync('')), failure(() => addon.generateQrCodeSync('x'.repeat(513)))],
-      asyncErrors: await Promise.all(['', 'x'.repeat(513)].map((t) => addon.generateQrCode(t).catch((e) => [e.code, e.message]))),
+      asyncErrors: await Promise.all(['', 'x'.repeat(513)].map((t) => ` +
+    `addon.generateQrCode(t).catch((e) => [e.code, e.message]))),
     })));`;
   const [file, ...args] = command;
   return JSON.parse(
@@ -192,11 +194,17 @@ describe('dist/ (make package)', () => {
 
   it('loads both from CommonJS and ESM, with the same bytes as the repository build', async () => {
     const expected = addon.generateQrCodeSync(TEXT);
-    const cjs = `const napi = require('@qr-toolkit/napi'); const wasm = require('@qr-toolkit/wasm');
-      process.stdout.write(JSON.stringify([Buffer.from(napi.generateQrCodeSync(${JSON.stringify(TEXT)})).toString('base64'), Buffer.from(wasm.generateQrCode(${JSON.stringify(TEXT)})).toString('base64')]));`;
-    const esm = `import { generateQrCodeSync, generateQrCode as napiAsync } from '@qr-toolkit/napi'; import { generateQrCode } from '@qr-toolkit/wasm';
+    const cjs =
+      `const napi = require('@qr-toolkit/napi'); const wasm = require('@qr-toolkit/wasm');
+      process.stdout.write(JSON.stringify([` +
+      `Buffer.from(napi.generateQrCodeSync(${JSON.stringify(TEXT)})).toString('base64'), ` +
+      `Buffer.from(wasm.generateQrCode(${JSON.stringify(TEXT)})).toString('base64')]));`;
+    const esm =
+      `import { generateQrCodeSync, generateQrCode as napiAsync } from '@qr-toolkit/napi'; ` +
+      `import { generateQrCode } from '@qr-toolkit/wasm';
       const t = ${JSON.stringify(TEXT)}; const a = await napiAsync(t);
-      process.stdout.write(JSON.stringify([generateQrCodeSync(t), a, generateQrCode(t)].map((b) => Buffer.from(b).toString('base64'))));`;
+      process.stdout.write(JSON.stringify([generateQrCodeSync(t), a, generateQrCode(t)].map((b) => ` +
+      `Buffer.from(b).toString('base64'))));`;
     for (const [kind, args] of [
       ['cjs', ['-e', cjs]],
       ['esm', ['--input-type=module', '-e', esm]],

@@ -92,7 +92,10 @@ describe('dist/: the toolkit packages', () => {
       [
         '--input-type=module',
         '-e',
-        "import { TierError } from 'tier-adapters'; import { createRequire } from 'node:module'; const cjs = createRequire(import.meta.url)('tier-adapters'); process.stdout.write(String(new cjs.TierError('X', 'y') instanceof TierError))",
+        "import { TierError } from 'tier-adapters'; " +
+          "import { createRequire } from 'node:module'; " +
+          "const cjs = createRequire(import.meta.url)('tier-adapters'); " +
+          "process.stdout.write(String(new cjs.TierError('X', 'y') instanceof TierError))",
       ],
       app,
     );
@@ -165,7 +168,8 @@ describe('dist/: the toolkit packages', () => {
     fs.writeFileSync(path.join(app, 'tsconfig.json'), JSON.stringify(tsconfig));
     fs.writeFileSync(
       path.join(app, 'consumer.mts'),
-      `import { createEventLoopTier, createThreadPoolTier, createHttpServer, TierError, type Tier } from 'tier-adapters';
+      `import { createEventLoopTier, createThreadPoolTier, createHttpServer, TierError, type Tier } ` +
+        `from 'tier-adapters';
 import { defineConfig, type BenchConfig } from 'tier-bench';
 import { createLog } from 'tier-adapters/log';
 import { createRequestMetrics, clusterMetricsClient } from 'tier-adapters/prometheus';
@@ -176,7 +180,9 @@ const n: Promise<number> = tier.run('abc', { signal: AbortSignal.timeout(10) });
 const b: Promise<Buffer> = pool.run('x');
 const { server, shutdown } = createHttpServer((req, res) => res.end(), { pipelineDepth: 1, onRefused: () => {} });
 const err: TierError = new TierError('BAD', 'bad', { status: 400 });
-const config: BenchConfig = defineConfig({ title: 't', tiers: [{ name: 'js', command: ({ node }) => [node, 's.js'] }], requests: { description: 'd', paths: ['/'] } });
+const config: BenchConfig = defineConfig({ title: 't', ` +
+        `tiers: [{ name: 'js', command: ({ node }) => [node, 's.js'] }], ` +
+        `requests: { description: 'd', paths: ['/'] } });
 const log = createLog({ access: true });
 const id: string = log.requestId({ headers: {} } as any);
 const recorder = createRequestMetrics({ registry: new Registry(), buckets: [0.1], routes: ['/x', 'other'] });
@@ -191,14 +197,16 @@ export { n, b, server, shutdown, err, config, id, scrape };
       `import adapters = require('tier-adapters');
 import bench = require('tier-bench');
 export const cap: number = adapters.connectionCap(4096, adapters.openFileLimit());
-export const start: Promise<bench.StartedServer> = bench.startTier('js', { config: bench.loadConfig('bench.config.js') });
+export const start: Promise<bench.StartedServer> = ` +
+        `bench.startTier('js', { config: bench.loadConfig('bench.config.js') });
 `,
     );
     const ok = spawnSync(process.execPath, [TSC, '-p', app], { encoding: 'utf8' });
     assert.equal(ok.status, 0, ok.stdout);
     fs.writeFileSync(
       path.join(app, 'wrong.mts'),
-      "import { createThreadPoolTier } from 'tier-adapters';\nexport const t = createThreadPoolTier(async (s: string) => s, { maxQueue: 1 });\n",
+      "import { createThreadPoolTier } from 'tier-adapters';\n" +
+        'export const t = createThreadPoolTier(async (s: string) => s, { maxQueue: 1 });\n',
     );
     const wrong = spawnSync(process.execPath, [TSC, '-p', app], { encoding: 'utf8' });
     fs.rmSync(path.join(app, 'wrong.mts'));
@@ -206,20 +214,26 @@ export const start: Promise<bench.StartedServer> = bench.startTier('js', { confi
     assert.match(wrong.stdout, /wrong\.mts.*TS2345/);
   });
 
-  it('runs the commands: tier-bench, tier-bench-compare and create-rust-ladder (which needs no Rust to generate)', () => {
-    const bin = (name, ...args) =>
-      spawnSync(path.join(app, 'node_modules/.bin', name), args, { cwd: app, env: ENV, encoding: 'utf8' });
-    const help = bin('tier-bench', '--help');
-    assert.equal(help.status, 0, help.stderr);
-    assert.match(help.stdout, /^Usage: tier-bench/);
-    const noConfig = bin('tier-bench', '--quick');
-    assert.equal(noConfig.status, 2);
-    assert.match(noConfig.stderr, /bench\.config\.js: no such configuration/);
-    assert.equal(bin('tier-bench-compare').status, 2);
-    const made = bin('create-rust-ladder', 'word-count', '--dir', path.join(app, 'service'));
-    assert.equal(made.status, 0, made.stderr);
-    // No tool runs in the project unless asked (--format): the Rust is left as the template lays it out.
-    assert.match(made.stdout, /rust\/word-count\/ made \(the Rust as the template lays it out: cargo fmt, or --format/);
-    assert.ok(fs.existsSync(path.join(app, 'service/rust/word-count/napi/src/word_count_task.rs')));
-  });
+  it(
+    'runs the commands: tier-bench, tier-bench-compare and create-rust-ladder ' + '(which needs no Rust to generate)',
+    () => {
+      const bin = (name, ...args) =>
+        spawnSync(path.join(app, 'node_modules/.bin', name), args, { cwd: app, env: ENV, encoding: 'utf8' });
+      const help = bin('tier-bench', '--help');
+      assert.equal(help.status, 0, help.stderr);
+      assert.match(help.stdout, /^Usage: tier-bench/);
+      const noConfig = bin('tier-bench', '--quick');
+      assert.equal(noConfig.status, 2);
+      assert.match(noConfig.stderr, /bench\.config\.js: no such configuration/);
+      assert.equal(bin('tier-bench-compare').status, 2);
+      const made = bin('create-rust-ladder', 'word-count', '--dir', path.join(app, 'service'));
+      assert.equal(made.status, 0, made.stderr);
+      // No tool runs in the project unless asked (--format): the Rust is left as the template lays it out.
+      assert.match(
+        made.stdout,
+        /rust\/word-count\/ made \(the Rust as the template lays it out: cargo fmt, or --format/,
+      );
+      assert.ok(fs.existsSync(path.join(app, 'service/rust/word-count/napi/src/word_count_task.rs')));
+    },
+  );
 });

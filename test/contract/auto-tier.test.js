@@ -34,8 +34,10 @@ const CASES = [
     hidden: 'the .node (broken, so napi-rs loads its WASI build)',
     env: broken(),
     runs: 'wasm',
-    because:
-      /napi unavailable: qr_napi addon .*qr-napi\.node \(NAPI_RS_NATIVE_LIBRARY_PATH\) cannot be loaded, only its wasm32-wasi build/,
+    because: new RegExp(
+      'napi unavailable: qr_napi addon .*qr-napi\\.node \\(NAPI_RS_NATIVE_LIBRARY_PATH\\) ' +
+        'cannot be loaded, only its wasm32-wasi build',
+    ),
   },
   {
     hidden: 'the .node and the .wasm',

@@ -120,7 +120,8 @@ async function assertSame(subject, reference, what, { samePng = true } = {}) {
   if (samePng || reference.type !== 'image/png') {
     assert.ok(
       subject.body.equals(reference.body),
-      `${what}: body ${JSON.stringify(subject.body.toString('latin1').slice(0, 80))} against ${JSON.stringify(reference.body.toString('latin1').slice(0, 80))}`,
+      `${what}: body ${JSON.stringify(subject.body.toString('latin1').slice(0, 80))} ` +
+        `against ${JSON.stringify(reference.body.toString('latin1').slice(0, 80))}`,
     );
   } else if (reference.body.length) {
     assert.equal(
@@ -303,7 +304,8 @@ describe('node-server and qr_server answer the same request bytes alike', () => 
       assert.equal(await server.stop(), 0);
     }
     console.log(
-      `# differential, seed ${SEED}: ${RANDOM_TARGETS} targets, statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`,
+      `# differential, seed ${SEED}: ${RANDOM_TARGETS} targets, ` +
+        `statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`,
     );
     // The mix must reach both sides of the grammar.
     for (const status of [200, 400, 404])

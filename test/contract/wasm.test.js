@@ -19,7 +19,10 @@ for (const name of ['wasm', 'wasm-raw']) {
     it('throws the core error codes and messages', async () => {
       const tier = await createTier();
       await assert.rejects(tier.run(''), { code: 'EMPTY_TEXT', message: 'text must not be empty' });
-      await assert.rejects(tier.run('€'.repeat(171)), { code: 'TEXT_TOO_LONG', message: 'text must be <= 512 bytes' });
+      await assert.rejects(tier.run('€'.repeat(171)), {
+        code: 'TEXT_TOO_LONG',
+        message: 'text must be <= 512 bytes',
+      });
       const png = await tier.run('€'.repeat(170)); // 510 bytes of 3-byte chars
       assert.equal((await decodeQrPng(png)).text, '€'.repeat(170));
     });

@@ -79,7 +79,7 @@ function parseResponses(raw) {
   return responses;
 }
 
-// A second client's waits while an attack runs (victim below): the bounds.
+// A second client's waits while an attack runs (victim below): their bounds.
 const VICTIM_P50_MS = 100;
 // The machine is shared and noisy: the worst single wait gets slack.
 const VICTIM_MAX_MS = 1000;

@@ -21,7 +21,7 @@ const { victim, VICTIM_P50_MS, VICTIM_MAX_MS } = require('../helpers/http');
 const { sampleTree } = require('../../bench/lib/proc-tree');
 const { PANIC_TEXT, TESTING_ENV } = require('../helpers/testing-build');
 
-// tier-adapters/json-log.js and qr_server/src/log.rs: lines a second per kind of refusal.
+// tier-adapters/json-log.js and qr_server/src/limits.rs (LOG_LINES_PER_SECOND): lines a second per kind of refusal.
 const LINES_PER_SECOND = 20;
 const ACCESS_KEYS = [
   'duration_ms',
@@ -183,7 +183,7 @@ for (const tier of ['napi', 'axum']) {
 // Requests with long paths (each access line carries its path) from a few
 // kept-alive connections, enough to pass both servers' bounds on what waits
 // to be written: node-server's 8 MiB (tier-adapters/line-writer.js),
-// qr_server's 10,000 lines (qr_server/src/log.rs).
+// qr_server's 10,000 lines (LOG_BUFFERED_LINES in qr_server/src/limits.rs).
 const STALLED_REQUESTS = 12_000;
 const LONG_PATH = `/${'p'.repeat(6000)}`;
 const CONNECTIONS = 8;
@@ -237,7 +237,8 @@ for (const tier of ['napi', 'axum']) {
         const dropped = Number(/^qr_log_lines_dropped_total (\d+)$/m.exec(metrics)?.[1]);
         const waits = `victim p50 ${seen.p50.toFixed(1)} ms, max ${seen.max.toFixed(1)} ms over ${seen.count}`;
         console.log(
-          `# stalled log reader, ${tier}: ${dropped} of ${STALLED_REQUESTS} lines dropped, +${(growth / MB).toFixed(1)} MB, ${waits}`,
+          `# stalled log reader, ${tier}: ${dropped} of ${STALLED_REQUESTS} lines dropped, ` +
+            `+${(growth / MB).toFixed(1)} MB, ${waits}`,
         );
         assert.deepEqual(new Set(statuses), new Set([404]));
         assert.ok(dropped > 0, `no line counted dropped:\n${metrics}`);

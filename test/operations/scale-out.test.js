@@ -76,7 +76,10 @@ async function cut(ns, on) {
 
 /** GET from inside `lb` (the test itself runs outside every namespace). */
 async function getFromLb(url) {
-  const script = `fetch(${JSON.stringify(url)}, { signal: AbortSignal.timeout(3000) }).then(async (r) => process.stdout.write(JSON.stringify({ status: r.status, body: await r.text() })), () => process.exit(1))`;
+  const script =
+    `fetch(${JSON.stringify(url)}, { signal: AbortSignal.timeout(3000) })` +
+    `.then(async (r) => process.stdout.write(JSON.stringify({ status: r.status, body: await r.text() })), ` +
+    `() => process.exit(1))`;
   return JSON.parse((await inNs(NS.lb, process.execPath, '-e', script)).stdout);
 }
 
@@ -208,11 +211,17 @@ describe('scale-out across three network namespaces: a cut link and a frozen hos
         .filter(([at]) => at >= from && at < to)
         .map(([, ms]) => ms)
         .sort((x, y) => x - y);
-      return `${name}: ${latencies.length} requests, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${latencies.at(-1).toFixed(1)} ms, ${latencies.filter((ms) => ms > 100).length} over 100 ms`;
+      return (
+        `${name}: ${latencies.length} requests, p50 ${percentile(latencies, 50).toFixed(1)} ms, ` +
+        `p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${latencies.at(-1).toFixed(1)} ms, ` +
+        `${latencies.filter((ms) => ms > 100).length} over 100 ms`
+      );
     });
     const failed = records.filter(([, , outcome]) => outcome !== 200);
     t.diagnostic(
-      `${records.length} requests at ${RATE}/s, ${failed.length} failed; b answered ${bAtRestore} by the restore, ${bBeforeFreeze} before the freeze, ${bAtThaw} at the thaw, ${bAtEnd} at the end`,
+      `${records.length} requests at ${RATE}/s, ${failed.length} failed; ` +
+        `b answered ${bAtRestore} by the restore, ${bBeforeFreeze} before the freeze, ` +
+        `${bAtThaw} at the thaw, ${bAtEnd} at the end`,
     );
     for (const line of report) t.diagnostic(line);
 

@@ -21,7 +21,7 @@ const { LINGER_MS, HTTP_LIMITS } = require('tier-adapters');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const MB = 1e6;
-// The issue's bounds: memory over idle, and a second client's wait.
+// The bounds: memory over idle, and a second client's wait.
 const MAX_GROWTH_BYTES = 100 * MB;
 // Heads that fail to parse leave nothing to keep: a tighter bound.
 const MAX_BOMB_GROWTH_BYTES = 50 * MB;
@@ -90,7 +90,8 @@ describe('one connection pipelining a flood while reading slowly', () => {
         const answers = parseResponses(Buffer.concat(attacker.chunks));
 
         console.log(
-          `# flood ${tier}: +${(growth / MB).toFixed(1)} MB, victim p50 ${seen.p50.toFixed(1)} ms, max ${seen.max.toFixed(1)} ms, attacker read ${answers.length} answers`,
+          `# flood ${tier}: +${(growth / MB).toFixed(1)} MB, victim p50 ${seen.p50.toFixed(1)} ms, ` +
+            `max ${seen.max.toFixed(1)} ms, attacker read ${answers.length} answers`,
         );
         assert.ok(growth < MAX_GROWTH_BYTES, `grew ${(growth / MB).toFixed(1)} MB`);
         assert.deepEqual(new Set(seen.statuses), new Set([200]), `victim statuses ${seen.statuses}`);
@@ -139,7 +140,8 @@ describe('a hundred connections pipelining without reading their answers', () =>
         const growth = peak.stop() - idle;
         for (const a of attackers) a.socket.destroy();
         console.log(
-          `# unread pipelines ${tier}: +${(growth / MB).toFixed(1)} MB, victim p50 ${seen.p50.toFixed(1)} ms, max ${seen.max.toFixed(1)} ms over ${seen.count}`,
+          `# unread pipelines ${tier}: +${(growth / MB).toFixed(1)} MB, ` +
+            `victim p50 ${seen.p50.toFixed(1)} ms, max ${seen.max.toFixed(1)} ms over ${seen.count}`,
         );
         assert.ok(growth < MAX_GROWTH_BYTES, `grew ${(growth / MB).toFixed(1)} MB`);
         assert.deepEqual(new Set(seen.statuses), new Set([200]), `victim statuses ${seen.statuses}`);
@@ -160,39 +162,43 @@ describe('pipelining past the requests a connection may have waiting', () => {
   const burst = (n, label) =>
     Array.from({ length: n }, (_, i) => `GET ${qrcodePath(`${label} ${i}`)} HTTP/1.1\r\nHost: x\r\n\r\n`).join('');
   for (const tier of ['napi', 'napi-async', 'axum']) {
-    it(`tier ${tier}: ${maxPipelined + 1} at once answered in order; one more ${tier === 'axum' ? 'answered too' : 'closes after the first answer'}`, async () => {
-      const server = await startTier(tier);
-      try {
-        const kept = connect(server.url);
-        await kept.connected;
-        kept.socket.write(burst(maxPipelined + 1, 'kept'));
-        await waitFor(
-          () => parseResponses(Buffer.concat(kept.chunks)).length === maxPipelined + 1,
-          10_000,
-          'every answer',
-        );
-        const answers = parseResponses(Buffer.concat(kept.chunks));
-        assert.ok(answers.every((a) => a.status === 200 && !/connection: close/i.test(a.head)));
-        assert.equal((await decodeQrPng(answers.at(-1).body)).text, `kept ${maxPipelined}`);
-        await sleep(200);
-        assert.ok(!kept.socket.readableEnded, 'kept open');
-        kept.socket.destroy();
+    it(
+      `tier ${tier}: ${maxPipelined + 1} at once answered in order; ` +
+        `one more ${tier === 'axum' ? 'answered too' : 'closes after the first answer'}`,
+      async () => {
+        const server = await startTier(tier);
+        try {
+          const kept = connect(server.url);
+          await kept.connected;
+          kept.socket.write(burst(maxPipelined + 1, 'kept'));
+          await waitFor(
+            () => parseResponses(Buffer.concat(kept.chunks)).length === maxPipelined + 1,
+            10_000,
+            'every answer',
+          );
+          const answers = parseResponses(Buffer.concat(kept.chunks));
+          assert.ok(answers.every((a) => a.status === 200 && !/connection: close/i.test(a.head)));
+          assert.equal((await decodeQrPng(answers.at(-1).body)).text, `kept ${maxPipelined}`);
+          await sleep(200);
+          assert.ok(!kept.socket.readableEnded, 'kept open');
+          kept.socket.destroy();
 
-        const past = connect(server.url);
-        await past.connected;
-        past.socket.write(burst(maxPipelined + 2, 'past'));
-        const answered = () => parseResponses(Buffer.concat(past.chunks));
-        if (tier === 'axum') await waitFor(() => answered().length === maxPipelined + 2, 10_000, 'every answer');
-        else await within(past.closed, 5000, 'the close');
-        const got = answered();
-        assert.equal(got.length, tier === 'axum' ? maxPipelined + 2 : 1);
-        assert.equal(got[0].status, 200);
-        assert.equal((await decodeQrPng(got[0].body)).text, 'past 0');
-        past.socket.destroy();
-      } finally {
-        assert.equal(await server.stop(), 0);
-      }
-    });
+          const past = connect(server.url);
+          await past.connected;
+          past.socket.write(burst(maxPipelined + 2, 'past'));
+          const answered = () => parseResponses(Buffer.concat(past.chunks));
+          if (tier === 'axum') await waitFor(() => answered().length === maxPipelined + 2, 10_000, 'every answer');
+          else await within(past.closed, 5000, 'the close');
+          const got = answered();
+          assert.equal(got.length, tier === 'axum' ? maxPipelined + 2 : 1);
+          assert.equal(got[0].status, 200);
+          assert.equal((await decodeQrPng(got[0].body)).text, 'past 0');
+          past.socket.destroy();
+        } finally {
+          assert.equal(await server.stop(), 0);
+        }
+      },
+    );
   }
 
   // A read's worth each (64 KiB, 1,300 requests): node-server stops its
@@ -246,7 +252,8 @@ async function readAheadAttack(tier) {
     const growth = peak.stop() - idle;
     for (const a of attackers) a.socket.destroy();
     console.log(
-      `# 64 KiB read-ahead ${tier}: ${closed ? 'closed' : 'open'}, +${(growth / MB).toFixed(1)} MB, victim p50 ${seen.p50.toFixed(1)} ms, max ${seen.max.toFixed(1)} ms over ${seen.count}`,
+      `# 64 KiB read-ahead ${tier}: ${closed ? 'closed' : 'open'}, +${(growth / MB).toFixed(1)} MB, ` +
+        `victim p50 ${seen.p50.toFixed(1)} ms, max ${seen.max.toFixed(1)} ms over ${seen.count}`,
     );
     return { closed, growth, seen };
   } finally {
@@ -258,7 +265,9 @@ async function readAheadAttack(tier) {
 // 16 KiB of head, hyper past 100 fields or ~400 KiB. Each bomb's client
 // reads its answer and hangs up; ten at a time, each replaced at once.
 const BOMBS = {
-  '10,000 small headers': `GET /healthz HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 10_000 }, (_, i) => `X-${i}: y\r\n`).join('')}\r\n`,
+  '10,000 small headers':
+    `GET /healthz HTTP/1.1\r\nHost: x\r\n` +
+    `${Array.from({ length: 10_000 }, (_, i) => `X-${i}: y\r\n`).join('')}\r\n`,
   'one 1 MiB header': `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(1 << 20)}\r\n\r\n`,
 };
 describe('header bombs, ten connections at a time', () => {
@@ -428,7 +437,8 @@ for (const tier of ['napi', 'axum']) {
           const seen = await client.stop();
           const last = Math.max(...closedAt);
           console.log(
-            `# slow clients ${tier}: all ${all.length} closed by ${last} ms; victim p50 ${seen.p50.toFixed(1)} ms, max ${seen.max.toFixed(1)} ms`,
+            `# slow clients ${tier}: all ${all.length} closed by ${last} ms; ` +
+              `victim p50 ${seen.p50.toFixed(1)} ms, max ${seen.max.toFixed(1)} ms`,
           );
           // Each timeout is 10 s; Node checks them once a second.
           assert.ok(last < IDLE_TIMEOUT_MS + 3000, `last closed after ${last} ms`);
@@ -447,44 +457,47 @@ for (const tier of ['napi', 'axum']) {
       }
     });
 
-    it('closes connections whose client reads none of its answers, even with every place under the cap taken', async () => {
-      const server = await startTier(tier, { args: ['--max-connections', '20'] });
-      const port = Number(new URL(server.url).port);
-      try {
-        // Each pipelines in one write and never reads. qr_server reads all
-        // 2,000 requests: the answers fill both kernel buffers and its writes
-        // stall. node-server takes 33 at most (more closes the connection at
-        // once: maxPipelined), so here it has 33 answers written and goes idle.
-        const head = `GET ${qrcodePath('never read')} HTTP/1.1\r\nHost: x\r\n\r\n`;
-        const pipelined = tier === 'axum' ? 2000 : HTTP_LIMITS.maxPipelined + 1;
-        const attackers = Array.from({ length: 20 }, () => connect(server.url));
-        await Promise.all(attackers.map((a) => a.connected));
-        const opened = Date.now();
-        for (const a of attackers) {
-          a.socket.pause();
-          a.socket.write(head.repeat(pipelined));
+    it(
+      'closes connections whose client reads none of its answers, ' + 'even with every place under the cap taken',
+      async () => {
+        const server = await startTier(tier, { args: ['--max-connections', '20'] });
+        const port = Number(new URL(server.url).port);
+        try {
+          // Each pipelines in one write and never reads. qr_server reads all
+          // 2,000 requests: the answers fill both kernel buffers and its writes
+          // stall. node-server takes 33 at most (more closes the connection at
+          // once: maxPipelined), so here it has 33 answers written and goes idle.
+          const head = `GET ${qrcodePath('never read')} HTTP/1.1\r\nHost: x\r\n\r\n`;
+          const pipelined = tier === 'axum' ? 2000 : HTTP_LIMITS.maxPipelined + 1;
+          const attackers = Array.from({ length: 20 }, () => connect(server.url));
+          await Promise.all(attackers.map((a) => a.connected));
+          const opened = Date.now();
+          for (const a of attackers) {
+            a.socket.pause();
+            a.socket.write(head.repeat(pipelined));
+          }
+          await sleep(1000);
+          const locked = await getFresh(server.url, '/healthz');
+          assert.equal(locked.status, 503, 'every place under the cap is taken');
+          // The kernel's view: the client never notices a close it does not read.
+          await within(
+            waitFor(() => establishedOnPort(port) === 0, 60_000, 'the closes'),
+            IDLE_TIMEOUT_MS + 10_000,
+            'closing them',
+          );
+          const closedAfter = Date.now() - opened;
+          console.log(`# never-reading clients ${tier}: all 20 closed by ${closedAfter} ms`);
+          // 10 s from the last byte the kernel took, which is up to a few
+          // seconds after the attack starts (the answers fill both buffers first).
+          assert.ok(closedAfter < IDLE_TIMEOUT_MS + 5000, `closed after ${closedAfter} ms`);
+          const res = await getFresh(server.url, qrcodePath('served again'));
+          assert.equal((await decodeQrPng(res.body)).text, 'served again');
+          for (const a of attackers) a.socket.destroy();
+        } finally {
+          assert.equal(await server.stop(), 0);
         }
-        await sleep(1000);
-        const locked = await getFresh(server.url, '/healthz');
-        assert.equal(locked.status, 503, 'every place under the cap is taken');
-        // The kernel's view: the client never notices a close it does not read.
-        await within(
-          waitFor(() => establishedOnPort(port) === 0, 60_000, 'the closes'),
-          IDLE_TIMEOUT_MS + 10_000,
-          'closing them',
-        );
-        const closedAfter = Date.now() - opened;
-        console.log(`# never-reading clients ${tier}: all 20 closed by ${closedAfter} ms`);
-        // 10 s from the last byte the kernel took, which is up to a few
-        // seconds after the attack starts (the answers fill both buffers first).
-        assert.ok(closedAfter < IDLE_TIMEOUT_MS + 5000, `closed after ${closedAfter} ms`);
-        const res = await getFresh(server.url, qrcodePath('served again'));
-        assert.equal((await decodeQrPng(res.body)).text, 'served again');
-        for (const a of attackers) a.socket.destroy();
-      } finally {
-        assert.equal(await server.stop(), 0);
-      }
-    });
+      },
+    );
 
     it('answers connections past --max-connections with 503 "server busy" and closes them', async () => {
       const server = await startTier(tier, { args: ['--max-connections', '20'] });
@@ -569,47 +582,52 @@ for (const tier of ['napi', 'axum']) {
       }
     });
 
-    it('with 1,024 as the hard limit too: 1,100 connections, those past the cap answered 503, none left silent', async () => {
-      const server = await underLimit('1024:1024');
-      try {
-        // stderr, which may arrive after the ready line on stdout.
-        const cap = Number(
-          await waitFor(() => /at most (\d+) connections/.exec(server.output())?.[1], 5000, 'the cap line'),
-        );
-        assert.ok(cap > 500 && cap < 1024, `cap ${cap}`);
-        // In bursts of 100, within every listen backlog (Node 511, qr_server 1024).
-        const all = [];
-        for (let burst = 0; burst < 11; burst++) {
-          const opened = Array.from({ length: 100 }, () => connect(server.url));
-          await Promise.all(opened.map((c) => c.connected));
-          all.push(...opened);
-          await sleep(50);
+    it(
+      'with 1,024 as the hard limit too: 1,100 connections, ' + 'those past the cap answered 503, none left silent',
+      async () => {
+        const server = await underLimit('1024:1024');
+        try {
+          // stderr, which may arrive after the ready line on stdout.
+          const cap = Number(
+            await waitFor(() => /at most (\d+) connections/.exec(server.output())?.[1], 5000, 'the cap line'),
+          );
+          assert.ok(cap > 500 && cap < 1024, `cap ${cap}`);
+          // In bursts of 100, within every listen backlog (Node 511, qr_server 1024).
+          const all = [];
+          for (let burst = 0; burst < 11; burst++) {
+            const opened = Array.from({ length: 100 }, () => connect(server.url));
+            await Promise.all(opened.map((c) => c.connected));
+            all.push(...opened);
+            await sleep(50);
+          }
+          // Refusals come at once; the held ones stay open and silent until the idle timeout.
+          await sleep(3000);
+          const refused = all.filter((c) => c.socket.destroyed || c.chunks.length);
+          const held = all.filter((c) => !refused.includes(c));
+          for (const c of refused) {
+            const [answer] = parseResponses(await within(c.closed, 5000, 'a refusal'));
+            assert.equal(answer?.status, 503);
+            assert.equal(answer.body.toString(), 'server busy');
+          }
+          console.log(
+            `# open-file limit 1024, ${name}: cap ${cap}, ${held.length} held, ${refused.length} answered 503`,
+          );
+          assert.equal(held.length, cap);
+          for (const c of held) c.socket.destroy();
+          const res = await waitFor(
+            async () => {
+              const r = await getFresh(server.url, qrcodePath('room again'));
+              return r.status === 200 && r;
+            },
+            5000,
+            'room again',
+          );
+          assert.equal((await decodeQrPng(res.body)).text, 'room again');
+        } finally {
+          assert.equal(await server.stop(), 0);
         }
-        // Refusals come at once; the held ones stay open and silent until the idle timeout.
-        await sleep(3000);
-        const refused = all.filter((c) => c.socket.destroyed || c.chunks.length);
-        const held = all.filter((c) => !refused.includes(c));
-        for (const c of refused) {
-          const [answer] = parseResponses(await within(c.closed, 5000, 'a refusal'));
-          assert.equal(answer?.status, 503);
-          assert.equal(answer.body.toString(), 'server busy');
-        }
-        console.log(`# open-file limit 1024, ${name}: cap ${cap}, ${held.length} held, ${refused.length} answered 503`);
-        assert.equal(held.length, cap);
-        for (const c of held) c.socket.destroy();
-        const res = await waitFor(
-          async () => {
-            const r = await getFresh(server.url, qrcodePath('room again'));
-            return r.status === 200 && r;
-          },
-          5000,
-          'room again',
-        );
-        assert.equal((await decodeQrPng(res.body)).text, 'room again');
-      } finally {
-        assert.equal(await server.stop(), 0);
-      }
-    });
+      },
+    );
   });
 }
 

@@ -305,35 +305,38 @@ describe('supervision', { skip: PINNED_LINE_ONLY }, () => {
     });
   }
 
-  it('a stopped cli-pool worker misses its deadline: its requests get 500, it is replaced, others are served', async () => {
-    const server = await startTier('cli-pool');
-    try {
-      const workers = () => childPids(server.child.pid).filter((pid) => commName(pid) === 'qr_cli');
-      const before = await waitFor(() => workers().length >= 2 && workers(), 5000, 'workers');
-      const [stopped] = before;
-      process.kill(stopped, 'SIGSTOP');
-      const started = Date.now();
-      const texts = Array.from({ length: 40 }, (_, i) => `during the stop ${i}`);
-      const responses = await within(
-        Promise.all(texts.map((t) => getFresh(server.url, qrcodePath(t)))),
-        10_000,
-        'answers',
-      );
-      const failed = responses.filter((r) => r.status !== 200);
-      // The pool hands each worker at most 4 frames ahead (PIPELINE_DEPTH).
-      assert.ok(failed.length >= 1 && failed.length <= 4, `${failed.length} failed`);
-      for (const r of failed) {
-        assert.equal(r.status, 500);
-        assert.equal(r.body.toString(), 'failed generating qr code');
+  it(
+    'a stopped cli-pool worker misses its deadline: ' + 'its requests get 500, it is replaced, others are served',
+    async () => {
+      const server = await startTier('cli-pool');
+      try {
+        const workers = () => childPids(server.child.pid).filter((pid) => commName(pid) === 'qr_cli');
+        const before = await waitFor(() => workers().length >= 2 && workers(), 5000, 'workers');
+        const [stopped] = before;
+        process.kill(stopped, 'SIGSTOP');
+        const started = Date.now();
+        const texts = Array.from({ length: 40 }, (_, i) => `during the stop ${i}`);
+        const responses = await within(
+          Promise.all(texts.map((t) => getFresh(server.url, qrcodePath(t)))),
+          10_000,
+          'answers',
+        );
+        const failed = responses.filter((r) => r.status !== 200);
+        // The pool hands each worker at most 4 frames ahead (PIPELINE_DEPTH).
+        assert.ok(failed.length >= 1 && failed.length <= 4, `${failed.length} failed`);
+        for (const r of failed) {
+          assert.equal(r.status, 500);
+          assert.equal(r.body.toString(), 'failed generating qr code');
+        }
+        assert.ok(Date.now() - started < 5000, `answered after ${Date.now() - started} ms`);
+        await waitFor(() => !workers().includes(stopped) && workers().length === before.length, 5000, 'a replacement');
+        for (const [i, r] of responses.entries())
+          if (r.status === 200) assert.equal((await decodeQrPng(r.body)).text, texts[i]);
+      } finally {
+        assert.equal(await server.stop(), 0);
       }
-      assert.ok(Date.now() - started < 5000, `answered after ${Date.now() - started} ms`);
-      await waitFor(() => !workers().includes(stopped) && workers().length === before.length, 5000, 'a replacement');
-      for (const [i, r] of responses.entries())
-        if (r.status === 200) assert.equal((await decodeQrPng(r.body)).text, texts[i]);
-    } finally {
-      assert.equal(await server.stop(), 0);
-    }
-  });
+    },
+  );
 });
 
 describe('a panic in Rust, served over HTTP', () => {

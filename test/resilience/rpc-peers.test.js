@@ -19,12 +19,12 @@ const { sampleTree } = require('../../bench/lib/proc-tree');
 
 const QR_SERVER = process.env.QR_SERVER_BIN || path.join(ROOT, 'target/release/qr_server');
 const MB = 1e6;
-// The issue's bounds: memory over the warmed-up server, a caller's wait.
+// The bounds: memory over the warmed-up server, a caller's wait.
 const MAX_GROWTH_BYTES = 50 * MB;
 const CALLER_P50_MS = 100;
 // The machine is shared and noisy: the worst single wait gets slack.
 const CALLER_MAX_MS = 1000;
-// qr_server/src/limits.rs and src/rpc/mod.rs.
+// RPC_READ_TIMEOUT in qr_server/src/limits.rs.
 const READ_TIMEOUT_MS = 10_000;
 const WRITE_TIMEOUT_MS = 10_000;
 const MAX_IN_FLIGHT_PER_CONNECTION = 64;
@@ -106,7 +106,8 @@ async function underAttack(t, server, attack) {
   assert.ok(seen.max < CALLER_MAX_MS, `caller max ${seen.max.toFixed(1)} ms`);
   assert.ok(growth < MAX_GROWTH_BYTES, `RSS grew ${(growth / MB).toFixed(1)} MB`);
   t.diagnostic(
-    `RSS +${(growth / MB).toFixed(1)} MB; caller p50 ${seen.p50.toFixed(1)} ms, max ${seen.max.toFixed(1)} ms over ${seen.count} calls`,
+    `RSS +${(growth / MB).toFixed(1)} MB; caller p50 ${seen.p50.toFixed(1)} ms, ` +
+      `max ${seen.max.toFixed(1)} ms over ${seen.count} calls`,
   );
   return { growth, ...seen };
 }
@@ -228,27 +229,30 @@ describe('qr_server --rpc against hostile peers', () => {
     }
   });
 
-  it('closes a peer that sends half a frame and stalls, after the read timeout, serving others meanwhile', async (t) => {
-    const stalled = [];
-    await underAttack(t, server, async () => {
-      for (let c = 0; c < 200; c++) {
-        const socket = await connect(server.socket);
-        socket.on('error', () => {});
-        socket.write(frame(c, 'half of this frame').subarray(0, 12));
-        stalled.push(socket);
+  it(
+    'closes a peer that sends half a frame and stalls, ' + 'after the read timeout, serving others meanwhile',
+    async (t) => {
+      const stalled = [];
+      await underAttack(t, server, async () => {
+        for (let c = 0; c < 200; c++) {
+          const socket = await connect(server.socket);
+          socket.on('error', () => {});
+          socket.write(frame(c, 'half of this frame').subarray(0, 12));
+          stalled.push(socket);
+        }
+        await sleep(1000);
+      });
+      try {
+        await within(
+          Promise.all(stalled.map(closed)),
+          READ_TIMEOUT_MS + 5000,
+          'the server closing half-written frames after the read timeout',
+        );
+      } finally {
+        for (const socket of stalled) socket.destroy();
       }
-      await sleep(1000);
-    });
-    try {
-      await within(
-        Promise.all(stalled.map(closed)),
-        READ_TIMEOUT_MS + 5000,
-        'the server closing half-written frames after the read timeout',
-      );
-    } finally {
-      for (const socket of stalled) socket.destroy();
-    }
-  });
+    },
+  );
 
   it('survives peers gone mid-answer', async (t) => {
     await underAttack(t, server, async () => {
@@ -264,46 +268,49 @@ describe('qr_server --rpc against hostile peers', () => {
 });
 
 describe('qr_server --rpc stopping and starting', () => {
-  it('answers every call read before SIGTERM, then removes its socket file; a stale file is replaced at start', async () => {
-    const first = await startRpcServer();
-    const where = first.socket;
-    const running = [first];
-    try {
-      const socket = await connect(where);
-      const answers = [];
-      readAnswers(socket, (a) => answers.push(a));
-      const CALLS = MAX_IN_FLIGHT_PER_CONNECTION;
-      socket.write(Buffer.concat(Array.from({ length: CALLS }, (_, i) => frame(i, `drain ${i} ${'y'.repeat(400)}`))));
-      // Every frame read (the kernel holds none of them), then the signal.
-      await sleep(100);
-      const exit = first.stop();
-      await closed(socket);
-      assert.equal(await exit, 0);
-      assert.equal(answers.length, CALLS);
-      assert.ok(answers.every((a) => a.status === 0));
-      assert.equal(fs.existsSync(where), false, 'the socket file is removed');
+  it(
+    'answers every call read before SIGTERM, then removes its socket file; ' + 'a stale file is replaced at start',
+    async () => {
+      const first = await startRpcServer();
+      const where = first.socket;
+      const running = [first];
+      try {
+        const socket = await connect(where);
+        const answers = [];
+        readAnswers(socket, (a) => answers.push(a));
+        const CALLS = MAX_IN_FLIGHT_PER_CONNECTION;
+        socket.write(Buffer.concat(Array.from({ length: CALLS }, (_, i) => frame(i, `drain ${i} ${'y'.repeat(400)}`))));
+        // Every frame read (the kernel holds none of them), then the signal.
+        await sleep(100);
+        const exit = first.stop();
+        await closed(socket);
+        assert.equal(await exit, 0);
+        assert.equal(answers.length, CALLS);
+        assert.ok(answers.every((a) => a.status === 0));
+        assert.equal(fs.existsSync(where), false, 'the socket file is removed');
 
-      // A server killed outright leaves its file; the next one takes the path over.
-      const killed = await startServer(QR_SERVER, ['--port', '0', '--rpc', where]);
-      running.push(killed);
-      killed.child.kill('SIGKILL');
-      await killed.stop();
-      assert.ok(fs.existsSync(where), 'SIGKILL leaves the file');
-      const next = await startServer(QR_SERVER, ['--port', '0', '--rpc', where]);
-      running.push(next);
-      const tier = createRpcTier({ path: where });
-      assert.equal((await decodeQrPng(await tier.run('after a stale socket'))).text, 'after a stale socket');
-      await tier.close();
-      // A live server's path is refused, not taken over: its lock says so.
-      await assert.rejects(
-        startServer(QR_SERVER, ['--port', '0', '--rpc', where], { timeoutMs: 5000 }),
-        /another server holds \S+\.lock/,
-      );
-    } finally {
-      await Promise.all(running.map((s) => s.stop()));
-      fs.rmSync(first.dir, { recursive: true, force: true });
-    }
-  });
+        // A server killed outright leaves its file; the next one takes the path over.
+        const killed = await startServer(QR_SERVER, ['--port', '0', '--rpc', where]);
+        running.push(killed);
+        killed.child.kill('SIGKILL');
+        await killed.stop();
+        assert.ok(fs.existsSync(where), 'SIGKILL leaves the file');
+        const next = await startServer(QR_SERVER, ['--port', '0', '--rpc', where]);
+        running.push(next);
+        const tier = createRpcTier({ path: where });
+        assert.equal((await decodeQrPng(await tier.run('after a stale socket'))).text, 'after a stale socket');
+        await tier.close();
+        // A live server's path is refused, not taken over: its lock says so.
+        await assert.rejects(
+          startServer(QR_SERVER, ['--port', '0', '--rpc', where], { timeoutMs: 5000 }),
+          /another server holds \S+\.lock/,
+        );
+      } finally {
+        await Promise.all(running.map((s) => s.stop()));
+        fs.rmSync(first.dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe('qr_server --rpc socket file: mode, lock, a frozen owner', () => {
@@ -371,7 +378,7 @@ describe('qr_server --rpc socket file: mode, lock, a frozen owner', () => {
       const started = performance.now();
       await assert.rejects(start(where), /another server holds \S+\.lock/);
       const took = performance.now() - started;
-      // qr_server's probe bound is 1 s (src/rpc/socket_file.rs); the lock answers before it.
+      // qr_server's probe bound is 1 s (RPC_PROBE_TIMEOUT in qr_server/src/limits.rs); the lock answers before it.
       assert.ok(took < 3000, `refused after ${took.toFixed(0)} ms`);
       assert.ok(fs.existsSync(where), 'the frozen server keeps its socket');
     } finally {

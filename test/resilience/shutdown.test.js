@@ -145,28 +145,34 @@ describe('a stop signal to the pid or to the whole process group', { skip: PINNE
   for (const [tier, options] of CASES) {
     for (const target of ['pid', 'group']) {
       const name = `${tier}${options.workers ? `, ${options.workers} cluster workers` : ''}`;
-      it(`${name}, SIGTERM to the ${target}: 200 requests in flight on 50 connections, every one answered`, async () => {
-        const server = await startGroupLeader(tier, options);
-        const pids = treePids(server.child.pid);
-        const connections = pipelined(server.url, 50, 4, target);
-        // Every connection accepted and being answered: the 200 requests are
-        // the server's. (On the fast tiers most are answered by the time the
-        // signal lands; a signal while pipelined requests still sit unread is
-        // issue 30's open drain case.)
-        await waitFor(() => connections.every((c) => c.chunks.length > 0), 10_000, 'an answer on every connection');
-        process.kill(target === 'group' ? -server.child.pid : server.child.pid, 'SIGTERM');
-        const answers = await Promise.all(connections.map(async (c) => parseResponses(await c.closed)));
-        const statuses = answers.flat().map((a) => a.status);
-        assert.deepEqual(
-          statuses.filter((status) => status !== 200),
-          [],
-          server.output(),
-        );
-        assert.equal(statuses.length, 200, `${statuses.length} answers`);
-        assert.equal((await decodeQrPng(answers.at(-1).at(-1).body)).text, connections.at(-1).texts.at(-1));
-        assert.equal(await server.stop(), 0, server.output());
-        await waitFor(() => pids.every(stopped), 5000, 'every process of the tree stopped');
-      });
+      it(
+        `${name}, ` +
+          `SIGTERM to the ${target}: ` +
+          `200 requests in flight on 50 connections, ` +
+          `every one answered`,
+        async () => {
+          const server = await startGroupLeader(tier, options);
+          const pids = treePids(server.child.pid);
+          const connections = pipelined(server.url, 50, 4, target);
+          // Every connection accepted and being answered: the 200 requests are
+          // the server's. (On the fast tiers most are answered by the time the
+          // signal lands; a signal while pipelined requests still sit unread is
+          // the case of 'SIGTERM with pipelined requests still unread' below.)
+          await waitFor(() => connections.every((c) => c.chunks.length > 0), 10_000, 'an answer on every connection');
+          process.kill(target === 'group' ? -server.child.pid : server.child.pid, 'SIGTERM');
+          const answers = await Promise.all(connections.map(async (c) => parseResponses(await c.closed)));
+          const statuses = answers.flat().map((a) => a.status);
+          assert.deepEqual(
+            statuses.filter((status) => status !== 200),
+            [],
+            server.output(),
+          );
+          assert.equal(statuses.length, 200, `${statuses.length} answers`);
+          assert.equal((await decodeQrPng(answers.at(-1).at(-1).body)).text, connections.at(-1).texts.at(-1));
+          assert.equal(await server.stop(), 0, server.output());
+          await waitFor(() => pids.every(stopped), 5000, 'every process of the tree stopped');
+        },
+      );
     }
   }
 
@@ -200,37 +206,43 @@ describe('SIGTERM with pipelined requests still unread', { skip: PINNED_LINE_ONL
   const CASES = TIERS.flatMap((tier) => [[tier, {}], ...(tier === 'axum' ? [] : [[tier, { workers: 2 }]])]);
   for (const [tier, options] of CASES) {
     const name = `${tier}${options.workers ? `, ${options.workers} cluster workers` : ''}`;
-    it(`${name}: 50 connections, 16 requests read and 16 more waiting in the kernel each: every one answered`, async () => {
-      const server = await startGroupLeader(tier, options);
-      const { hostname } = new URL(server.url);
-      const connections = Array.from({ length: 50 }, (_, c) => {
-        const texts = Array.from({ length: 32 }, (_, i) => `unread at the signal ${c}.${i}`);
-        const heads = texts.map((t) => `GET ${qrcodePath(t)} HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`);
-        const conn = connect(server.url);
-        conn.texts = texts;
-        conn.connected.then(() => conn.socket.write(heads.slice(0, 16).join('')));
-        conn.second = () => conn.socket.write(heads.slice(16).join(''));
-        return conn;
-      });
-      await Promise.all(connections.map((c) => c.connected));
-      await waitFor(() => connections.every((c) => c.chunks.length > 0), 10_000, 'an answer on every connection');
-      for (const c of connections) c.second();
-      process.kill(-server.child.pid, 'SIGTERM');
-      const answers = await within(
-        Promise.all(connections.map(async (c) => parseResponses(await c.closed))),
-        SHUTDOWN_LIMIT_MS,
-        'the closes',
-      );
-      const counts = answers.map((a) => a.length);
-      assert.deepEqual(
-        counts.filter((n) => n !== 32),
-        [],
-        `answers per connection ${counts}`,
-      );
-      assert.ok(answers.flat().every((a) => a.status === 200));
-      assert.equal((await decodeQrPng(answers.at(-1).at(-1).body)).text, connections.at(-1).texts.at(-1));
-      assert.equal(await server.stop(), 0, server.output());
-    });
+    it(
+      `${name}: ` +
+        `50 connections, ` +
+        `16 requests read and 16 more waiting in the kernel each: ` +
+        `every one answered`,
+      async () => {
+        const server = await startGroupLeader(tier, options);
+        const { hostname } = new URL(server.url);
+        const connections = Array.from({ length: 50 }, (_, c) => {
+          const texts = Array.from({ length: 32 }, (_, i) => `unread at the signal ${c}.${i}`);
+          const heads = texts.map((t) => `GET ${qrcodePath(t)} HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`);
+          const conn = connect(server.url);
+          conn.texts = texts;
+          conn.connected.then(() => conn.socket.write(heads.slice(0, 16).join('')));
+          conn.second = () => conn.socket.write(heads.slice(16).join(''));
+          return conn;
+        });
+        await Promise.all(connections.map((c) => c.connected));
+        await waitFor(() => connections.every((c) => c.chunks.length > 0), 10_000, 'an answer on every connection');
+        for (const c of connections) c.second();
+        process.kill(-server.child.pid, 'SIGTERM');
+        const answers = await within(
+          Promise.all(connections.map(async (c) => parseResponses(await c.closed))),
+          SHUTDOWN_LIMIT_MS,
+          'the closes',
+        );
+        const counts = answers.map((a) => a.length);
+        assert.deepEqual(
+          counts.filter((n) => n !== 32),
+          [],
+          `answers per connection ${counts}`,
+        );
+        assert.ok(answers.flat().every((a) => a.status === 200));
+        assert.equal((await decodeQrPng(answers.at(-1).at(-1).body)).text, connections.at(-1).texts.at(-1));
+        assert.equal(await server.stop(), 0, server.output());
+      },
+    );
   }
 });
 

@@ -88,7 +88,8 @@ describe('bench/run.js --quick: the default run', () => {
     assert.match(
       report,
       new RegExp(
-        `^The default run took \\d+\\.\\d minutes: \\d+ interleaved rounds at most; \\d+ of ${results.length - 1} tiers stopped`,
+        `^The default run took \\d+\\.\\d minutes: \\d+ interleaved rounds at most; ` +
+          `\\d+ of ${results.length - 1} tiers stopped`,
         'm',
       ),
     );
@@ -298,21 +299,25 @@ describe('bench harness parts', () => {
     }
   });
 
-  it("gives every Node process of a server the benchmark's Node flags, a cluster's workers too, and no other program", async () => {
-    const nodeArgs = ['--no-memory-reducer'];
-    const server = await startTier('napi', { workers: 2, nodeArgs });
-    try {
-      const argvs = treePids(server.child.pid).map((pid) =>
-        fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'),
-      );
-      assert.equal(argvs.length, 3, 'the primary and its two workers');
-      for (const argv of argvs) assert.deepEqual(argv.slice(0, 2), [process.execPath, ...nodeArgs], argv.join(' '));
-    } finally {
-      await server.stop();
-    }
-    const [command, args] = tierCommand('axum', { nodeArgs });
-    assert.ok(![command, ...args].includes(nodeArgs[0]), 'qr_server takes no Node flags');
-  });
+  it(
+    "gives every Node process of a server the benchmark's Node flags, " +
+      "a cluster's workers too, and no other program",
+    async () => {
+      const nodeArgs = ['--no-memory-reducer'];
+      const server = await startTier('napi', { workers: 2, nodeArgs });
+      try {
+        const argvs = treePids(server.child.pid).map((pid) =>
+          fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'),
+        );
+        assert.equal(argvs.length, 3, 'the primary and its two workers');
+        for (const argv of argvs) assert.deepEqual(argv.slice(0, 2), [process.execPath, ...nodeArgs], argv.join(' '));
+      } finally {
+        await server.stop();
+      }
+      const [command, args] = tierCommand('axum', { nodeArgs });
+      assert.ok(![command, ...args].includes(nodeArgs[0]), 'qr_server takes no Node flags');
+    },
+  );
 
   it("freezes a server's whole tree: a frozen cluster answers nothing, thawed it answers", async () => {
     const server = await startTier('cli-pool', { workers: 2 });
@@ -354,47 +359,50 @@ describe('bench harness parts', () => {
     assert.ok(Math.abs(spread.noise - Math.hypot(ratioInterval(noisy).se, ratioInterval(noisy).se)) < 1e-12);
   });
 
-  it('stops a tier once its intervals are tight, keeps the anchor while others run, caps rounds and minutes', async () => {
-    const sleeper = spawn('sleep', ['60']);
-    try {
-      const subjects = ['js', 'steady', 'noisy'].map((key) => ({ key, root: sleeper.pid }));
-      let n = 0;
-      // steady: ratio 10 ±0.5%; noisy: 10 ±30%, never within ±10%.
-      const jitter = (spread) => 1 + spread * Math.sin(++n * 1.7);
-      const measure = async (s) => {
-        const rps = s.key === 'js' ? 100 : s.key === 'steady' ? 1000 * jitter(0.005) : 1000 * jitter(0.3);
-        return { main: { requestsPerSecond: rps, serverCpuUsPerRequest: 1e6 / rps, machine: null } };
-      };
-      const { visits, stopped } = await runRounds(subjects, {
-        anchor: 'js',
-        minRounds: 3,
-        maxRounds: 6,
-        stop: stopRule({ cpu: 0.05, rps: 0.1 }),
-        measure,
-      });
-      assert.equal(stopped.get('steady').rounds, 3);
-      assert.match(stopped.get('steady').reason, /^converged: CPU ±\d\.\d%, req\/s ±\d\.\d%$/);
-      assert.deepEqual(stopped.get('noisy'), { rounds: 6, reason: 'round cap' });
-      assert.equal(stopped.get('js').rounds, 6);
-      assert.equal(visits.filter((v) => v.key === 'steady').length, 3);
-      assert.equal(visits.filter((v) => v.key === 'js').length, 12, 'the anchor twice a round while noisy runs');
-      // A deadline long past: one round, then every subject stops on the budget.
-      const budget = await runRounds(subjects, {
-        anchor: 'js',
-        minRounds: 3,
-        maxRounds: 6,
-        deadline: 0,
-        stop: stopRule(),
-        measure,
-      });
-      assert.deepEqual(
-        [...budget.stopped.values()].map((x) => x.reason),
-        ['time budget', 'time budget', 'time budget'],
-      );
-    } finally {
-      sleeper.kill('SIGKILL');
-    }
-  });
+  it(
+    'stops a tier once its intervals are tight, keeps the anchor while others run, ' + 'caps rounds and minutes',
+    async () => {
+      const sleeper = spawn('sleep', ['60']);
+      try {
+        const subjects = ['js', 'steady', 'noisy'].map((key) => ({ key, root: sleeper.pid }));
+        let n = 0;
+        // steady: ratio 10 ±0.5%; noisy: 10 ±30%, never within ±10%.
+        const jitter = (spread) => 1 + spread * Math.sin(++n * 1.7);
+        const measure = async (s) => {
+          const rps = s.key === 'js' ? 100 : s.key === 'steady' ? 1000 * jitter(0.005) : 1000 * jitter(0.3);
+          return { main: { requestsPerSecond: rps, serverCpuUsPerRequest: 1e6 / rps, machine: null } };
+        };
+        const { visits, stopped } = await runRounds(subjects, {
+          anchor: 'js',
+          minRounds: 3,
+          maxRounds: 6,
+          stop: stopRule({ cpu: 0.05, rps: 0.1 }),
+          measure,
+        });
+        assert.equal(stopped.get('steady').rounds, 3);
+        assert.match(stopped.get('steady').reason, /^converged: CPU ±\d\.\d%, req\/s ±\d\.\d%$/);
+        assert.deepEqual(stopped.get('noisy'), { rounds: 6, reason: 'round cap' });
+        assert.equal(stopped.get('js').rounds, 6);
+        assert.equal(visits.filter((v) => v.key === 'steady').length, 3);
+        assert.equal(visits.filter((v) => v.key === 'js').length, 12, 'the anchor twice a round while noisy runs');
+        // A deadline long past: one round, then every subject stops on the budget.
+        const budget = await runRounds(subjects, {
+          anchor: 'js',
+          minRounds: 3,
+          maxRounds: 6,
+          deadline: 0,
+          stop: stopRule(),
+          measure,
+        });
+        assert.deepEqual(
+          [...budget.stopped.values()].map((x) => x.reason),
+          ['time budget', 'time budget', 'time budget'],
+        );
+      } finally {
+        sleeper.kill('SIGKILL');
+      }
+    },
+  );
 
   it('keeps two modes apart instead of a figure between them, and leaves one spread alone', () => {
     const bimodal = [0.9, 0.92, 0.91, 0.93, 1.1, 1.12, 1.09, 1.11, 0.92, 1.1];
@@ -512,41 +520,44 @@ describe('bench harness parts', () => {
     assert.equal(napi.main.errors, 3);
   });
 
-  it('brackets the answers it counts: the CPU window closes when counting stops, not when the load processes exit', async () => {
-    // The sampler's window (measure.js) opens and closes on these two events;
-    // a window closed at the processes' exit bills the server's work on the
-    // answers dropped in flight to the answers counted.
-    const server = http.createServer((_req, res) => res.end('ok'));
-    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const url = `http://127.0.0.1:${server.address().port}`;
-      for (const job of [
-        { kind: 'closed', connections: 4, paths: ['/'], warmup: 1, duration: 1, timeout: 10 },
-        { kind: 'open', rate: 200, connections: 2, paths: ['/'], warmup: 0, duration: 1 },
-      ]) {
-        const events = [];
-        const load = await runLoad(url, job, {
-          processes: 2,
-          onMeasureStart: () => events.push(['start', performance.now()]),
-          onMeasureEnd: () => events.push(['end', performance.now()]),
-        });
-        events.push(['resolved', performance.now()]);
-        assert.deepEqual(
-          events.map(([e]) => e),
-          ['start', 'end', 'resolved'],
-          job.kind,
-        );
-        const measured = (events[1][1] - events[0][1]) / 1000;
-        assert.ok(
-          Math.abs(measured - load.seconds) < 0.5,
-          `${job.kind}: window ${measured} s, answers counted over ${load.seconds} s`,
-        );
-        assert.ok(load.responses > 0);
+  it(
+    'brackets the answers it counts: the CPU window closes when counting stops, ' + 'not when the load processes exit',
+    async () => {
+      // The sampler's window (measure.js) opens and closes on these two events;
+      // a window closed at the processes' exit bills the server's work on the
+      // answers dropped in flight to the answers counted.
+      const server = http.createServer((_req, res) => res.end('ok'));
+      await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        const url = `http://127.0.0.1:${server.address().port}`;
+        for (const job of [
+          { kind: 'closed', connections: 4, paths: ['/'], warmup: 1, duration: 1, timeout: 10 },
+          { kind: 'open', rate: 200, connections: 2, paths: ['/'], warmup: 0, duration: 1 },
+        ]) {
+          const events = [];
+          const load = await runLoad(url, job, {
+            processes: 2,
+            onMeasureStart: () => events.push(['start', performance.now()]),
+            onMeasureEnd: () => events.push(['end', performance.now()]),
+          });
+          events.push(['resolved', performance.now()]);
+          assert.deepEqual(
+            events.map(([e]) => e),
+            ['start', 'end', 'resolved'],
+            job.kind,
+          );
+          const measured = (events[1][1] - events[0][1]) / 1000;
+          assert.ok(
+            Math.abs(measured - load.seconds) < 0.5,
+            `${job.kind}: window ${measured} s, answers counted over ${load.seconds} s`,
+          );
+          assert.ok(load.responses > 0);
+        }
+      } finally {
+        server.close();
       }
-    } finally {
-      server.close();
-    }
-  });
+    },
+  );
 
   it('times open-loop requests from their scheduled time: a stall delays every request behind it', async () => {
     // A server that blocks for 300 ms on its 20th request; one connection, so

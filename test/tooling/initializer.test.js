@@ -55,7 +55,8 @@ describe('create-rust-ladder: the project', () => {
     const out = withAdditions(text, { scripts: { 'a:build': 'b' }, devDependencies: { x: '^1.0.0' } });
     assert.equal(
       out,
-      '{\n\t"name": "svc",\n\t"scripts": {\n\t\t"start": "node .",\n\t\t"a:build": "b"\n\t},\n\t"type": "module",\n\t"devDependencies": {\n\t\t"x": "^1.0.0"\n\t}\n}\n',
+      '{\n\t"name": "svc",\n\t"scripts": {\n\t\t"start": "node .",\n\t\t"a:build": "b"\n\t},\n' +
+        '\t"type": "module",\n\t"devDependencies": {\n\t\t"x": "^1.0.0"\n\t}\n}\n',
     );
   });
 

@@ -32,8 +32,14 @@ describe('createLineWriter', () => {
       const line = 'y'.repeat(999) + '\\n';
       let turns = 0;
       const tick = setInterval(() => turns++, 1);
-      for (let round = 0; round < 20; round++) setTimeout(() => { for (let i = 0; i < 1000; i++) w.write(line); }, round * 5);
-      setTimeout(() => { clearInterval(tick); process.stderr.write(JSON.stringify({ dropped: w.dropped(), turns })); process.exit(0); }, 500);`;
+      for (let round = 0; round < 20; round++) {
+        setTimeout(() => { for (let i = 0; i < 1000; i++) w.write(line); }, round * 5);
+      }
+      setTimeout(() => {
+        clearInterval(tick);
+        process.stderr.write(JSON.stringify({ dropped: w.dropped(), turns }));
+        process.exit(0);
+      }, 500);`;
     // stdout is a pipe this test never reads: the kernel's 64 KiB fill, then the writer's bound.
     const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.pause();

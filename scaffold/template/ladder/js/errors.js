@@ -10,7 +10,9 @@ const CODES = ['EMPTY_INPUT', 'INPUT_TOO_LONG', 'INVALID_UTF8', 'INVALID_INPUT']
 /** An error from a Rust tier: `code` from napi and Wasm, a number from the CLI's frames. */
 function coreError(codeOrNumber, message) {
   const code = typeof codeOrNumber === 'number' ? CODES[codeOrNumber - 1] : codeOrNumber;
-  return CODES.includes(code) ? new TierError(code, message, { status: 400 }) : new TierError(code ?? 'FAILED', message);
+  return CODES.includes(code)
+    ? new TierError(code, message, { status: 400 })
+    : new TierError(code ?? 'FAILED', message);
 }
 
 /** [status, body, headers] for any error a tier throws. */

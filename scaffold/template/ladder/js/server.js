@@ -32,7 +32,10 @@ if (unsupported(values.tier)) {
 
 let http;
 // Event-loop tiers yield a turn while connections are being accepted.
-const tier = createTier(values.tier, { maxQueue: Number(values['max-queue']), deferTurn: () => http.acceptedSinceAsked() });
+const tier = createTier(values.tier, {
+  maxQueue: Number(values['max-queue']),
+  deferTurn: () => http.acceptedSinceAsked(),
+});
 const app = express();
 app.set('etag', false);
 app.set('x-powered-by', false);

@@ -32,12 +32,14 @@ function expected(input) {
 
 /** Starts js/server.js for a tier; resolves with its URL and a stop function. */
 function startServer(tier) {
-  const child = spawn(process.execPath, [path.join(__dirname, '../js/server.js'), '--tier', tier], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const script = path.join(__dirname, '../js/server.js');
+  const child = spawn(process.execPath, [script, '--tier', tier], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`server (${tier}) exited with ${code}`)));
     readline.createInterface({ input: child.stdout }).on('line', (line) => {
       const url = /listening on (http:\/\/\S+)/.exec(line)?.[1];
-      if (url) resolve({ url, stop: () => new Promise((r) => child.removeAllListeners('exit').once('exit', r).kill('SIGTERM')) });
+      const stop = () => new Promise((r) => child.removeAllListeners('exit').once('exit', r).kill('SIGTERM'));
+      if (url) resolve({ url, stop });
     });
   });
 }
