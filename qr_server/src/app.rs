@@ -10,15 +10,14 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 
-use crate::limits::Limiter;
+use crate::limits::{Limiter, MAX_REQUEST_TARGET_BYTES};
 use crate::metrics::{self, Metrics, Refusal};
 use crate::query::text_param;
 
 pub const GENERATION_FAILED: &str = "failed generating qr code";
 pub const SERVER_BUSY: &str = "server busy";
-/// The longest request target served; node-server has the same limit and text
+/// The 414's text, naming MAX_REQUEST_TARGET_BYTES; node-server's is the same
 /// (tier-adapters/http-limits.js).
-pub const MAX_REQUEST_TARGET_BYTES: usize = 8192;
 pub const URI_TOO_LONG: &str = "uri too long (limit 8192 bytes)";
 
 /// Where generations run.
@@ -47,7 +46,8 @@ struct Served {
 /// The public router (`/qrcode`, `/healthz`) and, when `exposed`, the
 /// operator's (`/metrics`, `/healthz`), served on a listener of its own
 /// (`--metrics-host`/`--metrics-port`) so that no client of the public port
-/// reads or loads it. serve.rs counts and times the requests of both.
+/// reads or loads it. observe.rs's layer counts, times and logs the requests
+/// of both.
 pub fn routers(
     generation: Generation,
     metrics: Arc<Metrics>,

@@ -6,10 +6,7 @@
 
 use std::io;
 
-/// Descriptors kept for everything but open client connections: stdio, the
-/// listener, the runtime's epoll and wakers, refusals in their linger, and the
-/// spare descriptor of the accept loop.
-pub const RESERVE: u64 = 64;
+use crate::limits::FD_RESERVE;
 
 /// Raises the soft RLIMIT_NOFILE to the hard limit; returns the soft limit
 /// in force afterwards.
@@ -40,7 +37,7 @@ pub fn raise() -> io::Result<u64> {
 /// The connection cap in force: the one asked for, or fewer if the limit
 /// leaves room for fewer.
 pub fn connection_cap(requested: usize, open_files: u64) -> usize {
-    let room = open_files.saturating_sub(RESERVE).max(1);
+    let room = open_files.saturating_sub(FD_RESERVE).max(1);
     requested.min(usize::try_from(room).unwrap_or(usize::MAX))
 }
 
@@ -55,7 +52,7 @@ mod tests {
 
     #[test]
     fn caps_connections_below_the_limit() {
-        assert_eq!(connection_cap(4096, 1024), 1024 - RESERVE as usize);
+        assert_eq!(connection_cap(4096, 1024), 1024 - FD_RESERVE as usize);
         assert_eq!(connection_cap(4096, 1_048_576), 4096);
         assert_eq!(connection_cap(20, 1024), 20);
         assert_eq!(connection_cap(4096, 10), 1);

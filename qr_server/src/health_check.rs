@@ -4,10 +4,8 @@
 
 use std::io::{Read, Write};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpStream, ToSocketAddrs};
-use std::time::Duration;
 
-/// Well below a container runtime's usual check timeout (podman's: 30 s).
-const TIMEOUT: Duration = Duration::from_secs(2);
+use crate::limits::HEALTH_CHECK_TIMEOUT;
 
 /// The address a server listening on `host:port` answers on from inside its
 /// own network namespace: loopback when it listens on every address.
@@ -27,11 +25,11 @@ fn target(host: &str, port: u16) -> Result<SocketAddr, String> {
 /// Ok(()) when the server at `host:port` answers `/healthz` with 200.
 pub fn check(host: &str, port: u16) -> Result<(), String> {
     let addr = target(host, port)?;
-    let mut stream = TcpStream::connect_timeout(&addr, TIMEOUT)
+    let mut stream = TcpStream::connect_timeout(&addr, HEALTH_CHECK_TIMEOUT)
         .map_err(|err| format!("cannot connect to {addr}: {err}"))?;
     stream
-        .set_read_timeout(Some(TIMEOUT))
-        .and_then(|()| stream.set_write_timeout(Some(TIMEOUT)))
+        .set_read_timeout(Some(HEALTH_CHECK_TIMEOUT))
+        .and_then(|()| stream.set_write_timeout(Some(HEALTH_CHECK_TIMEOUT)))
         .map_err(|err| err.to_string())?;
     stream
         .write_all(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")

@@ -1,5 +1,10 @@
-//! The bounds that keep one client from taking the server down. Each has a
-//! counterpart in node-server (tier-adapters/http-server.js) of the same order.
+//! Every bound of qr_server in one place: the sizes, counts and durations
+//! past which something is refused, cut off or given up, so that one client
+//! cannot take the server down and nothing waits for ever. Most have a
+//! counterpart in node-server (tier-adapters/) of the same order. The RPC
+//! frame sizes stay with the wire format (rpc/frame.rs), which the fuzz
+//! target compiles on its own. Also the limiter that holds generations to
+//! their slots and queue.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -33,10 +38,60 @@ pub const LISTEN_BACKLOG: u32 = 1024;
 /// Refusals (503 past the connection cap) that may linger at once, reading
 /// what their client still sends; past it a refusal closes at once.
 pub const LINGERING_REFUSALS: usize = 32;
+/// How long a refused connection may keep sending before it is cut off.
+pub const LINGER: Duration = Duration::from_secs(2);
 /// Requests that may wait for a generation slot; past it, 503 "server busy".
 pub const MAX_QUEUE: usize = 512;
 /// How long shutdown waits for in-flight requests before it gives up.
 pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
+/// During a drain, how long a pipelining connection must show no read and no
+/// request before it counts as idle: what its client sent before the signal
+/// is read well within it.
+pub const QUIET: Duration = Duration::from_millis(50);
+/// The pause after a failed accept (out of descriptors with no spare, or the
+/// like), HTTP and RPC alike: waiting instead of spinning on the error.
+pub const ACCEPT_RETRY_DELAY: Duration = Duration::from_millis(50);
+/// The longest request target served (a longer one is answered 414); the
+/// access log cuts a path there. node-server has the same limit and text
+/// (tier-adapters/http-limits.js).
+pub const MAX_REQUEST_TARGET_BYTES: usize = 8192;
+/// Descriptors kept for everything but open client connections: stdio, the
+/// listener, the runtime's epoll and wakers, refusals in their linger, and the
+/// spare descriptor of the accept loop (fd_limit.rs).
+pub const FD_RESERVE: u64 = 64;
+
+/// `--rpc`: calls one connection may have in flight (generating, or answered
+/// and not yet written); past it, busy answers. Also what it buffers of its
+/// answers.
+pub const RPC_MAX_IN_FLIGHT_PER_CONNECTION: usize = 64;
+/// `--rpc`: generations in flight over every connection; past it, busy answers.
+pub const RPC_MAX_IN_FLIGHT: usize = 1024;
+/// `--rpc`: a connection that completes no frame for this long (idle, or
+/// trickling one) is closed once its answers are written; HTTP's header-read
+/// timeout.
+pub const RPC_READ_TIMEOUT: Duration = HEADER_READ_TIMEOUT;
+/// `--rpc`: how long the probe of an existing socket file may take: a frozen
+/// server (SIGSTOPped, or wedged) accepts nothing, and start-up must not wait
+/// for it.
+pub const RPC_PROBE_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Log lines a second per kind of refusal or failure; the rest are counted
+/// and the count rides on the next line let through: a flood of bad requests
+/// must not become a flood of log lines. node-server: tier-adapters/json-log.js.
+pub const LOG_LINES_PER_SECOND: u32 = 20;
+/// The longest request id taken from a client (nginx's `$request_id` is 32).
+pub const MAX_REQUEST_ID: usize = 64;
+/// Log lines that may wait for the writing thread. An access line holds the
+/// request's path, cut at 8 KiB (MAX_REQUEST_TARGET_BYTES; hyper reads heads
+/// of some 400 KB): tracing-appender's default of 128,000 lines let a client
+/// with long paths, and a reader that stopped reading, hold a gigabyte.
+/// 10,000 is at most some 85 MB, half a second of the busiest access log (a
+/// line is ~200 bytes otherwise).
+pub const LOG_BUFFERED_LINES: usize = 10_000;
+
+/// `--health-check`: connect, write and read each within this, well below a
+/// container runtime's usual check timeout (podman's: 30 s).
+pub const HEALTH_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// At most `slots` generations at once, at most `max_queue` waiting for one.
 pub struct Limiter {

@@ -9,24 +9,14 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::http::HeaderValue;
 
-/// Lines a second per kind of refusal or failure; the rest are counted and
-/// the count rides on the next line let through: a flood of bad requests
-/// must not become a flood of log lines.
-pub const LINES_PER_SECOND: u32 = 20;
-/// The longest request id taken from a client (nginx's `$request_id` is 32).
-const MAX_REQUEST_ID: usize = 64;
-/// Lines that may wait for the writing thread. An access line holds the
-/// request's path, cut at 8 KiB (MAX_REQUEST_TARGET_BYTES; hyper reads heads
-/// of some 400 KB): tracing-appender's default of 128,000 lines let a client
-/// with long paths, and a reader that stopped reading, hold a gigabyte.
-/// 10,000 is at most some 85 MB, half a second of the busiest access log (a
-/// line is ~200 bytes otherwise).
-const BUFFERED_LINES: usize = 10_000;
+use crate::limits::{
+    LOG_BUFFERED_LINES, LOG_LINES_PER_SECOND, MAX_REQUEST_ID, MAX_REQUEST_TARGET_BYTES,
+};
 
 /// The path as the access log writes it: at most MAX_REQUEST_TARGET_BYTES,
 /// the longest target served (a longer one is answered 414).
 fn logged_path(path: &str) -> &str {
-    let mut end = path.len().min(crate::app::MAX_REQUEST_TARGET_BYTES);
+    let mut end = path.len().min(MAX_REQUEST_TARGET_BYTES);
     while !path.is_char_boundary(end) {
         end -= 1;
     }
@@ -35,7 +25,7 @@ fn logged_path(path: &str) -> &str {
 
 /// Lines are written by a thread of their own, in batches: a request thread
 /// never waits on the log pipe, and an access log costs a few buffered
-/// writes, not a write(2) per line. Past BUFFERED_LINES waiting (a reader
+/// writes, not a write(2) per line. Past LOG_BUFFERED_LINES waiting (a reader
 /// that stopped reading) lines are dropped, not memory grown. The guard
 /// writes what is left when dropped: hold it until exit. The counter says
 /// how many lines were dropped (`qr_log_lines_dropped_total`).
@@ -44,7 +34,7 @@ pub fn init() -> (
     tracing_appender::non_blocking::ErrorCounter,
 ) {
     let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
-        .buffered_lines_limit(BUFFERED_LINES)
+        .buffered_lines_limit(LOG_BUFFERED_LINES)
         .lossy(true)
         .finish(std::io::BufWriter::new(std::io::stdout()));
     let dropped = writer.error_counter();
@@ -98,7 +88,7 @@ impl Log {
             window.second = second;
             window.lines = 0;
         }
-        if window.lines >= LINES_PER_SECOND {
+        if window.lines >= LOG_LINES_PER_SECOND {
             window.suppressed += 1;
             return None;
         }
@@ -176,7 +166,7 @@ mod tests {
 
     #[test]
     fn the_access_log_cuts_a_path_at_the_longest_target_served() {
-        let max = crate::app::MAX_REQUEST_TARGET_BYTES;
+        let max = MAX_REQUEST_TARGET_BYTES;
         assert_eq!(logged_path("/qrcode"), "/qrcode");
         assert_eq!(logged_path(&"p".repeat(400_000)).len(), max);
         // Never inside a character.
@@ -198,17 +188,17 @@ mod tests {
     #[test]
     fn at_most_lines_per_second_go_out_and_the_rest_are_counted() {
         let log = Log::new(false);
-        let allowed: Vec<_> = (0..LINES_PER_SECOND + 5)
+        let allowed: Vec<_> = (0..LOG_LINES_PER_SECOND + 5)
             .map(|_| log.allowed("x"))
             .collect();
         // Unless the second turned meanwhile, the last five were held back.
         if allowed.iter().all(Option::is_some) {
             return;
         }
-        assert!(allowed[..LINES_PER_SECOND as usize]
+        assert!(allowed[..LOG_LINES_PER_SECOND as usize]
             .iter()
             .all(|a| *a == Some(0)));
-        assert!(allowed[LINES_PER_SECOND as usize..]
+        assert!(allowed[LOG_LINES_PER_SECOND as usize..]
             .iter()
             .all(Option::is_none));
         let windows = log.windows.lock().unwrap();

@@ -3,16 +3,19 @@
 mod app;
 mod fd_limit;
 mod health_check;
+mod http_listener;
 mod limits;
 mod log;
 mod metrics;
+mod observe;
 mod query;
 mod rpc;
-mod serve;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+
+use tower::Layer;
 
 const USAGE: &str = "\
 Usage: qr_server [--host HOST] [--port PORT] [--max-connections N]
@@ -180,7 +183,7 @@ fn main() -> ExitCode {
     }
     let (_written_at_exit, dropped_lines) = log::init();
     let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
-    match runtime.block_on(serve(options, dropped_lines)) {
+    match runtime.block_on(run(options, dropped_lines)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             // A log line, and one plain line on stderr for whoever started it.
@@ -191,7 +194,9 @@ fn main() -> ExitCode {
     }
 }
 
-async fn serve(
+/// The server, from binding its listeners to the end of the drain that
+/// follows a stop.
+async fn run(
     options: Options,
     dropped_lines: tracing_appender::non_blocking::ErrorCounter,
 ) -> Result<(), String> {
@@ -235,13 +240,15 @@ async fn serve(
             let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
             let threads = rpc::Threads::start(cpus)
                 .map_err(|err| format!("cannot start the RPC threads: {err}"))?;
-            let accepting = tokio::spawn(rpc::serve(
+            let accepting = tokio::spawn(rpc::run(
                 listener,
                 threads,
-                connections.clone(),
-                metrics.clone(),
-                log.clone(),
-                draining.clone(),
+                rpc::Shared {
+                    connections: connections.clone(),
+                    metrics: metrics.clone(),
+                    log: log.clone(),
+                    draining: draining.clone(),
+                },
             ));
             Some((accepting, file, path))
         }
@@ -279,24 +286,25 @@ async fn serve(
         let _ = draining_tx.send(true);
     };
     let (router, operator_router) = app::routers(generation, metrics.clone(), options.metrics);
+    // Both routers' requests are counted (unless metrics are off) and logged.
+    let observe = observe::ObserveLayer::new(options.metrics.then(|| metrics.clone()), log.clone());
     // The operator's listener: its own cap, no share per client (its
     // clients are the operator's), stopped by the same drain.
     let operator = match (operator_listener, operator_router) {
         (Some(listener), Some(router)) => {
             let mut draining = draining.clone();
-            let observers = serve::Observers {
+            let observers = http_listener::Observers {
                 metrics: metrics.clone(),
-                record: options.metrics,
                 log: log.clone(),
             };
-            let caps = serve::Caps {
+            let caps = http_listener::Caps {
                 connections: Arc::new(tokio::sync::Semaphore::new(limits::MAX_METRICS_CONNECTIONS)),
                 max_connections: limits::MAX_METRICS_CONNECTIONS,
-                per_client: serve::PerClient::new(limits::MAX_METRICS_CONNECTIONS),
+                per_client: http_listener::PerClient::new(limits::MAX_METRICS_CONNECTIONS),
             };
-            Some(tokio::spawn(serve::serve(
+            Some(tokio::spawn(http_listener::run(
                 listener,
-                router,
+                observe.layer(router),
                 caps,
                 observers,
                 async move {
@@ -306,19 +314,15 @@ async fn serve(
         }
         _ => None,
     };
-    let http = serve::serve(
+    let http = http_listener::run(
         listener,
-        router,
-        serve::Caps {
+        observe.layer(router),
+        http_listener::Caps {
             connections,
             max_connections,
-            per_client: serve::PerClient::new(options.max_connections_per_client),
+            per_client: http_listener::PerClient::new(options.max_connections_per_client),
         },
-        serve::Observers {
-            metrics,
-            record: options.metrics,
-            log,
-        },
+        http_listener::Observers { metrics, log },
         stop,
     );
     let operator_done = async {

@@ -1,9 +1,10 @@
 //! `--rpc PATH`: the core over a Unix socket without HTTP. Each connection
 //! carries many calls at once, answered by id as they finish
-//! (docs/rpc-protocol.md). Bounded as the HTTP side is: frame size, calls
-//! in flight per connection and in total (past them a busy answer), a read
-//! and idle timeout, a write timeout, the connection cap (shared with HTTP)
-//! and a drain on shutdown that answers every call read before it.
+//! (docs/rpc-protocol.md). Bounded as the HTTP side is: frame size
+//! (frame.rs), calls in flight per connection and in total (past them a busy
+//! answer), a read and idle timeout, a write timeout, the connection cap
+//! (shared with HTTP; these in limits.rs) and a drain on shutdown that
+//! answers every call read before it.
 
 mod frame;
 mod socket_file;
@@ -12,7 +13,6 @@ mod threads;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::unix::OwnedWriteHalf;
@@ -20,21 +20,25 @@ use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
-use crate::limits::{HEADER_READ_TIMEOUT, WRITE_TIMEOUT};
+use crate::limits::{
+    ACCEPT_RETRY_DELAY, RPC_MAX_IN_FLIGHT, RPC_MAX_IN_FLIGHT_PER_CONNECTION, RPC_READ_TIMEOUT,
+    WRITE_TIMEOUT,
+};
 use crate::log::Log;
 use crate::metrics::{Metrics, Refusal};
 
 pub use socket_file::{SocketFile, DEFAULT_MODE};
 pub use threads::Threads;
 
-/// Calls one connection may have in flight (generating, or answered and not
-/// yet written); past it, busy answers. Also what it buffers of its answers.
-pub const MAX_IN_FLIGHT_PER_CONNECTION: usize = 64;
-/// Generations in flight over every connection; past it, busy answers.
-pub const MAX_IN_FLIGHT: usize = 1024;
-/// A connection that completes no frame for this long (idle, or trickling
-/// one) is closed once its answers are written; HTTP's header-read timeout.
-pub const READ_TIMEOUT: Duration = HEADER_READ_TIMEOUT;
+/// What the RPC side shares with the HTTP side: the connection cap's permits
+/// (one per open connection, HTTP or RPC), the metrics, the log, and the
+/// drain's signal.
+pub struct Shared {
+    pub connections: Arc<Semaphore>,
+    pub metrics: Arc<Metrics>,
+    pub log: Arc<Log>,
+    pub draining: watch::Receiver<bool>,
+}
 
 /// Listens on `path`, a socket file with permission bits `mode`, under
 /// `PATH.lock` (socket_file.rs).
@@ -42,24 +46,27 @@ pub async fn bind(path: &Path, mode: u32) -> std::io::Result<(UnixListener, Sock
     socket_file::bind(path, mode).await
 }
 
-/// Accepts until `draining`, then lets each connection drain; each holds a
-/// permit of `connections` until it has. Connections run on `threads`.
-pub async fn serve(
+/// The RPC accept loop: accepts until `draining`, then lets each connection
+/// drain; each holds a permit of `connections` until it has. Connections run
+/// on `threads`.
+pub async fn run(
     listener: UnixListener,
     mut threads: Threads,
-    connections: Arc<Semaphore>,
-    metrics: Arc<Metrics>,
-    log: Arc<Log>,
-    mut draining: watch::Receiver<bool>,
+    Shared {
+        connections,
+        metrics,
+        log,
+        mut draining,
+    }: Shared,
 ) {
-    let generating = Arc::new(Semaphore::new(MAX_IN_FLIGHT));
+    let generating = Arc::new(Semaphore::new(RPC_MAX_IN_FLIGHT));
     loop {
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => stream,
                 // Out of descriptors or the like: wait instead of spinning.
                 Err(_) => {
-                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    tokio::time::sleep(ACCEPT_RETRY_DELAY).await;
                     continue;
                 }
             },
@@ -96,19 +103,19 @@ async fn serve_connection(
 ) {
     let (read, write) = stream.into_split();
     let mut requests = FramedRead::new(read, frame::request_codec());
-    let (answers, to_write) = mpsc::channel(MAX_IN_FLIGHT_PER_CONNECTION);
+    let (answers, to_write) = mpsc::channel(RPC_MAX_IN_FLIGHT_PER_CONNECTION);
     let writer = tokio::spawn(write_answers(
         FramedWrite::new(write, frame::AnswerCodec),
         to_write,
     ));
-    let in_flight = Arc::new(Semaphore::new(MAX_IN_FLIGHT_PER_CONNECTION));
+    let in_flight = Arc::new(Semaphore::new(RPC_MAX_IN_FLIGHT_PER_CONNECTION));
     loop {
         let body = tokio::select! {
             biased;
             () = until_draining(&mut draining) => break,
             // The writer gave up (timeout, peer gone): stop reading too.
             () = answers.closed() => break,
-            next = tokio::time::timeout(READ_TIMEOUT, requests.next()) => match next {
+            next = tokio::time::timeout(RPC_READ_TIMEOUT, requests.next()) => match next {
                 Ok(Some(Ok(body))) => body,
                 // End of stream, a frame over the limit, a read error, or no
                 // whole frame within the timeout.

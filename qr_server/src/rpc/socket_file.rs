@@ -8,16 +8,14 @@ use std::io;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use tokio::net::{UnixListener, UnixStream};
+
+use crate::limits::RPC_PROBE_TIMEOUT;
 
 /// The socket's mode unless `--rpc-mode` widens it: only the server's user
 /// may connect.
 pub const DEFAULT_MODE: u32 = 0o600;
-/// How long the probe of an existing socket file may take: a frozen server
-/// (SIGSTOPped, or wedged) accepts nothing, and start-up must not wait for it.
-pub const PROBE_TIMEOUT: Duration = Duration::from_secs(1);
 
 pub struct SocketFile {
     path: PathBuf,
@@ -63,10 +61,10 @@ fn lock(path: &Path) -> io::Result<File> {
 }
 
 /// Whether a server answers on the socket file at `path`, found within
-/// PROBE_TIMEOUT: a blocking connect to a server whose backlog is full (one
+/// RPC_PROBE_TIMEOUT: a blocking connect to a server whose backlog is full (one
 /// that is frozen) would wait for ever; a non-blocking one is told at once.
 async fn probe(path: &Path) -> io::Result<bool> {
-    match tokio::time::timeout(PROBE_TIMEOUT, UnixStream::connect(path)).await {
+    match tokio::time::timeout(RPC_PROBE_TIMEOUT, UnixStream::connect(path)).await {
         Ok(Ok(_)) => Ok(true),
         Ok(Err(err)) if err.kind() == io::ErrorKind::ConnectionRefused => Ok(false),
         // EAGAIN: the listener's backlog is full, so something holds it
@@ -78,7 +76,7 @@ async fn probe(path: &Path) -> io::Result<bool> {
         Ok(Err(err)) => Err(err),
         Err(_) => Err(io::Error::new(
             io::ErrorKind::AddrInUse,
-            format!("a server holds the socket but did not answer within {PROBE_TIMEOUT:?}"),
+            format!("a server holds the socket but did not answer within {RPC_PROBE_TIMEOUT:?}"),
         )),
     }
 }
@@ -135,6 +133,8 @@ impl Drop for SocketFile {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     fn temp_path(name: &str) -> PathBuf {
@@ -252,12 +252,12 @@ mod tests {
             let _ = done_tx.send((result, started.elapsed()));
         });
         let (result, took) = done
-            .recv_timeout(PROBE_TIMEOUT + Duration::from_secs(4))
+            .recv_timeout(RPC_PROBE_TIMEOUT + Duration::from_secs(4))
             .expect("the probe of a frozen server never returned");
         let err = result.expect_err("a frozen server's socket was taken over");
         assert_eq!(err.kind(), io::ErrorKind::AddrInUse, "{err}");
         assert!(
-            took <= PROBE_TIMEOUT + Duration::from_millis(500),
+            took <= RPC_PROBE_TIMEOUT + Duration::from_millis(500),
             "{took:?}"
         );
         assert!(path.exists(), "the frozen server's socket was removed");

@@ -1,41 +1,41 @@
-//! The accept loop: hyper's HTTP/1 connections with a header-read timer and
-//! a write timer, a cap on open connections, and a drain on shutdown that
-//! answers every request whose head has begun to arrive.
+//! The HTTP listener's accept loop: hyper's HTTP/1 connections with a
+//! header-read timer and a write timer, caps on open connections (in all and
+//! per client; past them 503 and close), and a drain on shutdown that answers
+//! every request whose head has begun to arrive. What is counted and logged
+//! of each request is the service's (observe.rs); only refused connections
+//! are counted and logged here.
 
 use std::collections::HashMap;
+use std::convert::Infallible;
 use std::future::Future;
 use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
 
 use axum::extract::Request;
 use axum::http::{header, HeaderValue};
-use axum::Router;
+use axum::response::Response;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{watch, Semaphore};
-use tower::ServiceExt;
+use tower::{Service, ServiceExt};
 
 use crate::fd_limit::out_of_descriptors;
-use crate::limits::{HEADER_READ_TIMEOUT, LINGERING_REFUSALS, SHUTDOWN_TIMEOUT, WRITE_TIMEOUT};
-use crate::log::{request_id, Log};
-use crate::metrics::{route_of, Metrics, Refusal};
+use crate::limits::{
+    ACCEPT_RETRY_DELAY, HEADER_READ_TIMEOUT, LINGER, LINGERING_REFUSALS, QUIET, SHUTDOWN_TIMEOUT,
+    WRITE_TIMEOUT,
+};
+use crate::log::Log;
+use crate::metrics::{Metrics, Refusal};
 
 /// What a connection over the cap reads before it is closed.
 const REFUSAL: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\n\
 content-type: text/plain; charset=utf-8\r\nretry-after: 1\r\nconnection: close\r\n\
 content-length: 11\r\n\r\nserver busy";
-/// How long a refused connection may keep sending before it is cut off.
-const LINGER: Duration = Duration::from_secs(2);
-/// During a drain, how long a pipelining connection must show no read and no
-/// request before it counts as idle: what its client sent before the signal
-/// is read well within it.
-const QUIET: Duration = Duration::from_millis(50);
 
 /// What the drain needs to know of a connection.
 #[derive(Default)]
@@ -44,7 +44,7 @@ struct Activity {
     busy: AtomicBool,
     /// A request came from bytes hyper had already read: the client pipelines.
     pipelining: AtomicBool,
-    /// A request is with the router.
+    /// A request is with the service.
     answering: AtomicBool,
     /// Bumped by every read and every request: the same over QUIET is quiet.
     events: AtomicU64,
@@ -133,29 +133,30 @@ pub struct Caps {
     pub per_client: Arc<PerClient>,
 }
 
-/// What watches the server: metrics (`record`: count and time each request
-/// too) and the log.
+/// What is told of a connection refused at a cap: the refusal counts of the
+/// metrics (whether or not requests are counted) and the log.
 pub struct Observers {
     pub metrics: Arc<Metrics>,
-    pub record: bool,
     pub log: Arc<Log>,
 }
 
-pub async fn serve(
+/// Serves `service` on `listener`'s connections until `shutdown`, then
+/// drains them: waits until every permit of `connections` is back (the RPC
+/// side's too), at most SHUTDOWN_TIMEOUT.
+pub async fn run<S>(
     listener: TcpListener,
-    router: Router,
+    service: S,
     Caps {
         connections,
         max_connections,
         per_client,
     }: Caps,
-    Observers {
-        metrics,
-        record,
-        log,
-    }: Observers,
+    Observers { metrics, log }: Observers,
     shutdown: impl Future<Output = ()>,
-) {
+) where
+    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send,
+{
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
@@ -187,7 +188,7 @@ pub async fn serve(
                 }
                 // Anything else, or no spare: wait instead of spinning on the error.
                 Err(_) => {
-                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    tokio::time::sleep(ACCEPT_RETRY_DELAY).await;
                     continue;
                 }
             },
@@ -218,15 +219,7 @@ pub async fn serve(
             }
         };
         let _ = stream.set_nodelay(true);
-        let recorder = record.then(|| metrics.clone());
-        let connection = serve_connection(
-            &builder,
-            stream,
-            router.clone(),
-            recorder,
-            log.clone(),
-            draining.clone(),
-        );
+        let connection = serve_connection(&builder, stream, service.clone(), draining.clone());
         tokio::spawn(async move {
             connection.await;
             drop(open);
@@ -244,14 +237,16 @@ pub async fn serve(
 /// request in flight, or a head begun (hyper calls that idle too), gets its
 /// answer with `connection: close`; one that pipelines is served until quiet
 /// (its client may have more requests in hyper's buffer or the kernel's).
-fn serve_connection(
+fn serve_connection<S>(
     builder: &http1::Builder,
     stream: TcpStream,
-    router: Router,
-    metrics: Option<Arc<Metrics>>,
-    log: Arc<Log>,
+    service: S,
     mut draining: watch::Receiver<bool>,
-) -> impl Future<Output = ()> {
+) -> impl Future<Output = ()>
+where
+    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send,
+{
     let activity = Arc::new(Activity::default());
     let io = TokioIo::new(Watched {
         stream,
@@ -260,12 +255,10 @@ fn serve_connection(
     });
     let seen = activity.clone();
     let draining_now = draining.clone();
-    let service = hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
-        let router = router.clone();
+    let per_request = hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
+        let service = service.clone();
         let seen = seen.clone();
         let draining_now = draining_now.clone();
-        let metrics = metrics.clone();
-        let log = log.clone();
         async move {
             // No byte read since the last answer: hyper had this one already.
             if !seen.busy.load(Ordering::Acquire) {
@@ -273,29 +266,7 @@ fn serve_connection(
             }
             seen.answering.store(true, Ordering::Release);
             seen.bump();
-            // Every answer the router gives, its refusals included.
-            let route = route_of(request.uri().path());
-            let started = Instant::now();
-            let given_id = request.headers().get("x-request-id").cloned();
-            let accessed = log
-                .access
-                .then(|| (request.method().clone(), request.uri().path().to_owned()));
-            let mut response = router.oneshot(request.map(axum::body::Body::new)).await?;
-            let status = response.status().as_u16();
-            if let Some(metrics) = metrics {
-                metrics.observe(route, status, started.elapsed());
-            }
-            if status >= 500 || accessed.is_some() {
-                let id = request_id(given_id.as_ref());
-                match status {
-                    503 => log.refused("queue_full", Some(&id)),
-                    500.. => log.failed(&id, route, status),
-                    _ => {}
-                }
-                if let Some((method, path)) = accessed {
-                    log.access(&id, method.as_str(), &path, status, started.elapsed());
-                }
-            }
+            let mut response = service.oneshot(request.map(axum::body::Body::new)).await?;
             if *draining_now.borrow() && !seen.pipelining.load(Ordering::Acquire) {
                 let close = HeaderValue::from_static("close");
                 response.headers_mut().insert(header::CONNECTION, close);
@@ -304,10 +275,10 @@ fn serve_connection(
             seen.busy.store(false, Ordering::Release);
             seen.answering.store(false, Ordering::Release);
             seen.bump();
-            Ok::<_, std::convert::Infallible>(response)
+            Ok::<_, Infallible>(response)
         }
     });
-    let connection = builder.serve_connection(io, service);
+    let connection = builder.serve_connection(io, per_request);
     async move {
         tokio::pin!(connection);
         tokio::select! {
