@@ -21,7 +21,12 @@ function section(report, reportDir) {
     BEGIN,
     `<!-- Written by \`node bench/run.js --readme\` from ${reportDir}/results.json: do not edit by hand. -->`,
     '',
-    `From [the committed report](${reportDir}/report.md), made with \`${settings.command}\` at ${settings.commit ?? 'an unrecorded commit'} on ${settings.date ?? 'an unrecorded date'} in ${fmt(settings.wallSeconds / 60, 1)} minutes: Node ${machine.node}, ${machine.cpu}, ${machine.cores} cores. Each tier against \`${anchor}\` at ${w1} worker${w1 === 1 ? '' : 's'}: the ratio within each interleaved round, over the tier's rounds, with its 95% interval in brackets; higher is better.`,
+    `From [the committed report](${reportDir}/report.md), a run of ${fmt(settings.wallSeconds / 60, 1)} minutes ` +
+      '(its "How it was measured" gives the command, the commit and the date): ' +
+      `Node ${machine.node}, ${machine.cpu}, ` +
+      `${machine.cores} cores. Each tier against \`${anchor}\` at ${w1} worker${w1 === 1 ? '' : 's'}: ` +
+      "the ratio within each interleaved round, over the tier's rounds, with its 95% interval in brackets; " +
+      'higher is better.',
     '',
   ];
   const header = ['tier', 'req/s', 'CPU per request', 'c=1 latency', 'peak RSS', 'rounds'];
@@ -35,7 +40,8 @@ function section(report, reportDir) {
   ]);
   out.push(table(header, cells), '');
   out.push(
-    '"≥": the load generator or the machine, not the server, was the limit; the server does at least that much. "(wrk)": measured with wrk where autocannon was the limit.',
+    '"≥": the load generator or the machine, not the server, was the limit; the server does at least that much. ' +
+      '"(wrk)": measured with wrk where autocannon was the limit.',
   );
   const pair = settings.frameworkCost;
   const framed = (line) =>
@@ -47,10 +53,12 @@ function section(report, reportDir) {
     const lines = [null, ...new Set(crossLine.map((r) => r.line).filter((l) => l !== pinned))];
     const parts = lines.map(
       (line) =>
-        `Node ${line ?? machine.node.replace(/^v/, '')}: ${interval(pairRatio(framed(line), bare(line), 'serverCpuUsPerRequest'))}`,
+        `Node ${line ?? machine.node.replace(/^v/, '')}: ` +
+        `${interval(pairRatio(framed(line), bare(line), 'serverCpuUsPerRequest'))}`,
     );
     out.push(
-      `\`${pair.framework}\` spends this many times the CPU per request of \`${pair.bare}\` (the same call without the framework): ${parts.join('; ')}.`,
+      `\`${pair.framework}\` spends this many times the CPU per request of \`${pair.bare}\` ` +
+        `(the same call without the framework): ${parts.join('; ')}.`,
     );
   }
   out.push('', `![Each tier against ${anchor}, with 95% intervals](${reportDir}/ratios-w${w1}.svg)`, '', END);

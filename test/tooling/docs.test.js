@@ -56,8 +56,40 @@ function relativeLinks(file, text) {
   return links;
 }
 
+/**
+ * What marks a run, not how things work: a temporary directory, a commit hash
+ * (seven or more hex digits with a digit and a letter among them), a date.
+ * Each a `file:line: match` of `text`.
+ */
+function runMarks(file, text) {
+  const marks = [
+    /\/tmp\/\S*/g,
+    /\b(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b/g,
+    /\b20\d\d-[01]\d-[0-3]\d\b/g,
+  ];
+  return text
+    .split('\n')
+    .flatMap((line, i) =>
+      marks.flatMap((mark) => [...line.matchAll(mark)].map(([found]) => `${file}:${i + 1}: ${found}`)),
+    );
+}
+
 describe('the docs', () => {
   const files = trackedMarkdown();
+  // Guides say how things work; which run, when and at which commit belongs to
+  // CHANGELOG.md, the committed reports and qr_lib's bench history.
+  const guides = files.filter((f) => f === 'README.md' || f.startsWith('docs/') || /^[^/]+\/README\.md$/.test(f));
+
+  it('finds the marks of a run: a temporary path, a commit hash, a date', () => {
+    const text = 'run at 3afc130 on 2026-11-27 into /tmp/runs/C\nversion 0.2.130, colour #ffffff, 1234567 rows';
+    assert.deepEqual(runMarks('a.md', text), ['a.md:1: /tmp/runs/C', 'a.md:1: 3afc130', 'a.md:1: 2026-11-27']);
+  });
+
+  it('no guide names a temporary path, a commit hash or the date of a run', () => {
+    assert.ok(guides.length > 10, `${guides.length} guides`);
+    const found = guides.flatMap((file) => runMarks(file, fs.readFileSync(path.join(ROOT, file), 'utf8')));
+    assert.deepEqual(found, [], 'history goes to CHANGELOG.md; a figure cites its committed report or command');
+  });
 
   it('every relative link and anchor in a tracked Markdown file exists', () => {
     const broken = [];
