@@ -492,7 +492,7 @@ async function main() {
     tolerance: options.tolerance,
     oneConnection: options.oneConnection,
     started: started.toISOString(),
-    wallSeconds: (ended - started) / 1000,
+    wallSeconds: (ended.getTime() - started.getTime()) / 1000,
     lines: [describeNode(options.node).node, ...options.lines.map((exe) => describeNode(exe).node)],
     runtimes: options.runtimes.map(({ name, version }) => ({ name, version })),
     nodeArgs: options.nodeArgs,

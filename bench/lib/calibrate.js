@@ -88,17 +88,20 @@ function runChild(node, job) {
  *   sizes: the input and output bytes the function saw, in rotation; tiers: default all eight
  *   (`js`, the baseline, always runs); seconds: measured per tier and pass; passes: of every tier,
  *   alternating their order; node: the Node that runs the tiers; log: a line per tier and pass.
+ *   Called with no options, it says that sizes are missing.
  */
-async function calibrate({
-  sizes,
-  tiers = TIERS,
-  seconds = 1.5,
-  warmSeconds = 0.3,
-  passes = 3,
-  node = process.execPath,
-  concurrency = {},
-  log = () => {},
-} = {}) {
+async function calibrate(
+  {
+    sizes,
+    tiers = TIERS,
+    seconds = 1.5,
+    warmSeconds = 0.3,
+    passes = 3,
+    node = process.execPath,
+    concurrency = {},
+    log = () => {},
+  } = { sizes: undefined },
+) {
   const used = checkedSizes(sizes);
   const unknown = tiers.filter((t) => !TIERS.includes(t));
   if (unknown.length) throw new Error(`calibrate: unknown tier ${unknown.join(', ')} (one of: ${TIERS.join(', ')})`);

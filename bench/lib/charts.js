@@ -98,6 +98,8 @@ function lineChart({ title, xLabel, yLabel, xs, series, logX = false, logY = fal
  * higher is better) on the right, tiers grouped by their configuration's
  * `group` (the rung). Two modes are drawn as two points; a lower bound
  * ("≥") as an open point with an arrow to the right.
+ * @param {any[]} rows the tiers' results (report.js)
+ * @param {{ anchor: string, title: string, lowerBound?: (row: any) => boolean, rps?: (row: any) => object }} options
  */
 function ratioChart(rows, { anchor, title, lowerBound = () => false, rps = (r) => r.ratios?.requestsPerSecond }) {
   const rowH = 20;

@@ -9,6 +9,10 @@ const autocannon = require('autocannon');
  * Drives `url` for warmup + duration seconds and records only responses after
  * the warm-up, so connection set-up is not measured. `onMeasureStart` and
  * `onMeasureEnd` bracket the responses counted.
+ * @param {string} url
+ * @param {{ connections: number, warmup: number, duration: number, paths: string[], timeout?: number,
+ *   onTick?: (second: number, counter: number) => void, onMeasureStart?: () => void, onMeasureEnd?: () => void,
+ *   keepLatencies?: boolean }} options
  */
 function drive(
   url,

@@ -14,14 +14,25 @@ const { performance } = require('node:perf_hooks');
 const { drive } = require('./drive');
 
 /**
+ * One load job. `kind` is 'closed' (autocannon, `connections` clients) or 'open' (`rate` requests a second).
+ * @typedef {{ kind: string, connections: number, paths: string[], warmup: number, duration: number,
+ *   timeout?: number, rate?: number, keepLatencies?: boolean }} LoadJob
+ */
+
+/** What a load process sends back: 'measuring', 'measured', 'tick' and 'result'. */
+/** @typedef {{ type: string, second?: number, counter?: number, result?: object }} LoadMessage */
+
+/**
  * One keep-alive HTTP/1.1 connection that sends a request when idle and reads
  * answers by Content-Length (every server here sends it): far cheaper per
  * request than a general client, so the generator stays off the server's CPU.
+ * @param {string} url
  */
 function createConnection(url) {
   const { hostname, port } = new URL(url);
   let socket;
   let inFlight = null; // the settle callback of the request on the wire
+  /** @type {Buffer} */
   let buffer = Buffer.alloc(0);
   const fail = () => {
     const settle = inFlight;
@@ -37,7 +48,7 @@ function createConnection(url) {
       fail();
       connect();
     });
-    socket.on('data', (chunk) => {
+    socket.on('data', (/** @type {Buffer} no encoding set */ chunk) => {
       buffer = buffer.length ? Buffer.concat([buffer, chunk]) : chunk;
       while (inFlight) {
         const headEnd = buffer.indexOf('\r\n\r\n');
@@ -78,6 +89,8 @@ function createConnection(url) {
  * Fixed-rate load over `connections` keep-alive connections. A request whose
  * time has come waits in this process for a free connection, and that wait
  * counts: latency runs from the scheduled time to the last byte.
+ * @param {string} url
+ * @param {LoadJob & { onMeasureStart?: () => void, onMeasureEnd?: () => void }} job `rate` set
  */
 function openLoop(url, { rate, warmup, duration, paths, connections, onMeasureStart, onMeasureEnd }) {
   const { host } = new URL(url);
@@ -160,7 +173,7 @@ function openLoop(url, { rate, warmup, duration, paths, connections, onMeasureSt
 
 // Child side: one job, then exit.
 if (require.main === module) {
-  process.once('message', async (job) => {
+  process.once('message', async (/** @type {LoadJob & { url: string }} */ job) => {
     let cpuAtStart = process.cpuUsage();
     const onMeasureStart = () => {
       cpuAtStart = process.cpuUsage();
@@ -195,6 +208,10 @@ function split(n, parts) {
  * between them), merges their figures and reports their CPU in cores.
  * `onMeasureStart` fires when the first of them ends its warm-up,
  * `onMeasureEnd` when the last of them stops counting answers.
+ * @param {string} url
+ * @param {LoadJob} job
+ * @param {{ processes?: number, cpus?: string, onTick?: (second: number, counter: number) => void,
+ *   onMeasureStart?: () => void, onMeasureEnd?: () => void }} [options]
  */
 function runLoad(url, job, { processes = 1, cpus, onTick, onMeasureStart, onMeasureEnd } = {}) {
   const shares = split(job.connections, Math.min(processes, job.connections));
@@ -205,7 +222,7 @@ function runLoad(url, job, { processes = 1, cpus, onTick, onMeasureStart, onMeas
       new Promise((resolve, reject) => {
         const child = forkLoad(cpus);
         let result = null;
-        child.on('message', (msg) => {
+        child.on('message', (/** @type {LoadMessage} */ msg) => {
           if (msg.type === 'measuring' && !started) {
             started = true;
             onMeasureStart?.();

@@ -112,9 +112,16 @@ function figures(load, window, machine, extra = {}) {
 /**
  * A meter on a started server (`server.child` the root of its tree):
  * `window(job)` runs one load job and returns its figures.
+ * @param {{ child: import('node:child_process').ChildProcess, url: string }} server
+ * @param {{ entry: { launcher?: boolean }, workers: number, clientCpus?: string, loadProcesses?: number,
+ *   log?: (line: string, transient?: boolean) => void }} options
  */
 function createMeter(server, { entry, workers, clientCpus, loadProcesses, log }) {
   const sampler = createSampler(server.child.pid, { includeRoot: !entry.launcher, cpus: clientCpus });
+  /**
+   * @param {import('./load').LoadJob} job
+   * @param {{ label?: string, eventLoop?: boolean }} [options]
+   */
   const window = async (job, { label, eventLoop = false } = {}) => {
     let begun;
     let ended;
@@ -180,6 +187,9 @@ async function visit(meter, { label, connections, paths, warmup, duration, oneCo
  * fixed-rate latency at fractions of the baseline's and the tier's own
  * maximum (`main.requestsPerSecond`, the interleaved median), and req/s
  * against connections (`main` and `single` are its c=connections and c=1 points).
+ * @param {ReturnType<typeof createMeter>} meter
+ * @param {{ tier: string, config: import('./tier-config').BenchConfig, curves: object, connections: number,
+ *   paths: string[], clientCpus?: string, main: object, single: object, baselineMax: number }} options
  */
 async function curvesOf(meter, { tier, config, curves, connections, paths, clientCpus, main, single, baselineMax }) {
   const { curveWarmup: cw, curveDuration: cd } = curves;

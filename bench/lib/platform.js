@@ -7,7 +7,11 @@
 function platformOf() {
   const linux = process.platform === 'linux';
   // Node reports the glibc it runs on; on musl there is none.
-  const libc = linux ? (process.report.getReport().header.glibcVersionRuntime ? 'gnu' : 'musl') : null;
+  // (@types/node types the report as a bare object.)
+  const report = /** @type {{ header: { glibcVersionRuntime?: string } }} */ (
+    linux ? process.report.getReport() : null
+  );
+  const libc = linux ? (report.header.glibcVersionRuntime ? 'gnu' : 'musl') : null;
   return { platform: process.platform, arch: process.arch, libc };
 }
 

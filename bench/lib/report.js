@@ -56,7 +56,11 @@ function rpsCell(r, digits = 2) {
   return `${bound ? '≥ ' : ''}${interval(ratio, { digits })}${generator === 'wrk' ? ' (wrk)' : ''}`;
 }
 
-/** Column definitions: [header, value(row), digits, better ('high' | 'low')]. */
+/**
+ * Column definitions: [header, value(row), digits, better ('high' | 'low')]; a row is a run's result.
+ * @typedef {[string, (r: any) => number | null, number, string | null]} Column
+ * @returns {Column[]}
+ */
 function absoluteColumns(settings) {
   const baseline = baselineOf(settings);
   return [
@@ -70,7 +74,9 @@ function absoluteColumns(settings) {
     ['peak RSS MB', (r) => r.peakRssMB, 1, 'low'],
     ['peak USS MB', (r) => r.peakUssMB, 1, 'low'],
     ['CPU us/req', (r) => r.serverCpuUsPerRequest, 1, 'low'],
-    ...(settings.curves ? [['CPU us/req at 50% rate', (r) => halfRateCpu(r, baseline), 1, 'low']] : []),
+    ...(settings.curves
+      ? [/** @type {Column} */ (['CPU us/req at 50% rate', (r) => halfRateCpu(r, baseline), 1, 'low'])]
+      : []),
     ['loop p99 ms', (r) => r.eventLoopDelayMs?.p99 ?? null, 2, 'low'],
     ['busiest thread, cores', (r) => r.busiestThreadCores, 2, null],
     ['load gen cores', (r) => r.loadGeneratorCpuCores, 2, null],

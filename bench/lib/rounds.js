@@ -41,6 +41,11 @@ function medianFigures(list) {
 // The figures read as ratios to the anchor: [name, the subject's figure of a
 // visit, the anchor's]. `wrkRequestsPerSecond` is a second load generator's
 // req/s, visited only where autocannon was the limit, over the anchor's.
+/**
+ * @typedef {{ main: { requestsPerSecond: number, serverCpuUsPerRequest: number },
+ *   single?: { latencyMs: { mean: number } }, wrk?: { requestsPerSecond: number } }} VisitFigures
+ * @type {[string, (v: VisitFigures) => number, (v: VisitFigures) => number][]}
+ */
 const RATIO_FIGURES = [
   ['requestsPerSecond', (v) => v.main.requestsPerSecond, (v) => v.main.requestsPerSecond],
   ['serverCpuUsPerRequest', (v) => v.main.serverCpuUsPerRequest, (v) => v.main.serverCpuUsPerRequest],

@@ -11,6 +11,10 @@ const SAMPLE_MS = 200;
 // Child side: 'begin' opens a window, 'end' closes it and answers its figures.
 if (require.main === module) {
   const [root, includeRoot] = [Number(process.argv[2]), process.argv[3] === 'true'];
+  /**
+   * @type {{ peakPss: number, peakRss: number, peakUss: number, cpu: NodeJS.CpuUsage, at: bigint,
+   *   threads: ReturnType<typeof threadTicks>, start?: ReturnType<typeof sampleTree> }}
+   */
   let window = null;
   let timer = null;
   const sample = () => {
@@ -60,6 +64,8 @@ if (require.main === module) {
 /**
  * A sampler for the tree under `root`: `measure(fn)` runs fn between a
  * 'begin' and an 'end' and resolves with fn's result and the window's figures.
+ * @param {number} root
+ * @param {{ includeRoot?: boolean, cpus?: string }} [options]
  */
 function createSampler(root, { includeRoot = true, cpus } = {}) {
   const pinned = cpus ? { execPath: 'taskset', execArgv: ['-c', cpus, process.execPath] } : {};

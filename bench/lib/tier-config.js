@@ -46,7 +46,11 @@ const READY_LINE = /listening on (http:\/\/[^\s"]+)/;
  *   for each of `lengths` (the cost-against-input-size curve)
  */
 
-/** @returns {BenchConfig} */
+/**
+ * @typedef {BenchConfig & { file: string }} LoadedConfig a configuration with the absolute path of its file
+ */
+
+/** @returns {LoadedConfig} */
 function loadConfig(file = DEFAULT_CONFIG) {
   let config;
   try {

@@ -155,7 +155,8 @@ const commands = {
 if (process.send) {
   // The channel must not keep a service alive that would otherwise exit.
   process.channel?.unref();
-  process.on('message', async (msg) => {
+  // A command from service.js: its name, the id to reply with, its fields.
+  process.on('message', async (/** @type {{ tierBenchProfile?: unknown, id?: number }} */ msg) => {
     if (!msg || typeof msg.tierBenchProfile !== 'string') return;
     const { tierBenchProfile: command, id } = msg;
     try {

@@ -29,8 +29,12 @@ const RUNGS = {
 };
 
 /**
- * @param {{ rps: number, cpuUs: number, mainUs: number, generatorUs: number, mainCores: number }} js
- * @param {typeof js} free
+ * @typedef {{ rps: number, cpuUs: number, mainUs: number, generatorUs: number, mainCores: number }} ServiceFigures
+ */
+
+/**
+ * @param {ServiceFigures} js
+ * @param {ServiceFigures} free
  * @param {{ callsPerRequest: number, cores: number,
  *   boundaries: Record<string, { mainUs: number, totalUs: number }> }} options
  */

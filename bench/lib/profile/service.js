@@ -31,7 +31,8 @@ function startService(command, { target, ready = READY_LINE, env = process.env, 
   let hello = null;
   const pending = new Map();
   let nextId = 0;
-  child.on('message', (msg) => {
+  // hook.js's hello, or its reply to a call.
+  child.on('message', (/** @type {{ tierBenchProfile?: string, id?: number }} */ msg) => {
     if (msg?.tierBenchProfile === 'hello') hello = msg;
     else if (msg?.tierBenchProfile === 'reply') {
       const settle = pending.get(msg.id);
