@@ -7,17 +7,16 @@
 // a noisy neighbour slows all of them alike; each figure is a median.
 //
 //   node bench/core-curve.js                    # napi, wasm, wasm-raw
-//   node bench/core-curve.js --addon copied=a.node --addon external=b.node
+//   node bench/core-curve.js --addon before=a.node --addon after=b.node
 //   node bench/core-curve.js --wasm-raw scalar=a.wasm --wasm-raw simd128=b.wasm
-//   node bench/core-curve.js --wasm vec=a/qr_wasm.js --wasm js-array=b/qr_wasm.js
+//   node bench/core-curve.js --wasm before=a/qr_wasm.js --wasm after=b/qr_wasm.js
 //   node bench/core-curve.js --rounds 1 --round-ms 5   # a smoke run (the test)
 //
 // `--addon NAME=FILE` replaces the addon column(s) with the given .node
-// builds (bench/napi-buffer.sh compares the two ways to return a Buffer);
+// builds (bench/core-versus.sh compares the core at two commits);
 // `--wasm-raw NAME=FILE` does the same with raw-ABI Wasm modules
 // (bench/wasm-simd.sh compares builds with and without SIMD128), and
-// `--wasm NAME=FILE` with wasm-bindgen packages (bench/wasm-return.sh
-// compares two ways to return the PNG).
+// `--wasm NAME=FILE` with wasm-bindgen packages.
 const fs = require('node:fs');
 const path = require('node:path');
 const { parseArgs } = require('node:util');

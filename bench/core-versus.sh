@@ -19,15 +19,17 @@ trap 'git worktree remove --force "$tree"' EXIT
 git worktree add --quiet --detach "$tree" "$base"
 mkdir -p "$OUT"
 build() { # source-tree label
+  # The raw ABI is the crate qr_wasm_raw; before it, qr_wasm without its default features.
+  local raw=(-p qr_wasm_raw) module=qr_wasm_raw
+  [ -f "$1/qr_wasm_raw/Cargo.toml" ] || { raw=(-p qr_wasm --no-default-features); module=qr_wasm; }
   (cd "$1" &&
     CARGO_TARGET_DIR="$OUT/target-$2" cargo build --quiet --release -p qr_napi &&
-    CARGO_TARGET_DIR="$OUT/target-$2" cargo build --quiet --release -p qr_wasm \
-      --target wasm32-unknown-unknown --no-default-features)
+    CARGO_TARGET_DIR="$OUT/target-$2" cargo build --quiet --release "${raw[@]}" --target wasm32-unknown-unknown)
   cp "$OUT/target-$2/release/libqr_napi.so" "$OUT/$2.node"
-  "${WASM_OPT[@]}" "$OUT/target-$2/wasm32-unknown-unknown/release/qr_wasm.wasm" -o "$OUT/$2.wasm"
+  "${WASM_OPT[@]}" "$OUT/target-$2/wasm32-unknown-unknown/release/$module.wasm" -o "$OUT/$2.wasm"
 }
 build "$tree" before
 build "$PWD" after
-echo "before: $(git rev-parse --short "$base"); after: this tree, $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- qr_lib qr_napi qr_wasm || echo ' + changes')"
+echo "before: $(git rev-parse --short "$base"); after: this tree, $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- qr_lib qr_napi qr_wasm_raw || echo ' + changes')"
 node bench/core-curve.js --addon "napi-before=$OUT/before.node" --addon "napi-after=$OUT/after.node" \
   --wasm-raw "wasm-raw-before=$OUT/before.wasm" --wasm-raw "wasm-raw-after=$OUT/after.wasm"

@@ -17,8 +17,8 @@ WASM_OPT=(node_modules/.bin/wasm-opt -O3 --enable-bulk-memory --enable-bulk-memo
 for variant in scalar simd128; do
   flags="-C target-feature=-simd128"
   [ "$variant" = simd128 ] && flags="-C target-feature=+simd128"
-  RUSTFLAGS="$flags" cargo build --quiet -p qr_wasm --release --target wasm32-unknown-unknown \
-    --no-default-features --target-dir "$OUT/$variant"
-  "${WASM_OPT[@]}" "$OUT/$variant/wasm32-unknown-unknown/release/qr_wasm.wasm" -o "$OUT/$variant.wasm"
+  RUSTFLAGS="$flags" cargo build --quiet -p qr_wasm_raw --release --target wasm32-unknown-unknown \
+    --target-dir "$OUT/$variant"
+  "${WASM_OPT[@]}" "$OUT/$variant/wasm32-unknown-unknown/release/qr_wasm_raw.wasm" -o "$OUT/$variant.wasm"
 done
 node bench/core-curve.js --wasm-raw "scalar=$OUT/scalar.wasm" --wasm-raw "simd128=$OUT/simd128.wasm"

@@ -6,7 +6,7 @@
 # target/release, qr_napi/ and qr_wasm/pkg* are built without the feature.
 #   target/testing/release/qr_cli, qr_server, libqr_ffi.so
 #   target/testing/napi/qr-napi.<platform>.node
-#   target/testing/wasm/pkg/ (wasm-pack, nodejs) and wasm/pkg-raw/qr_wasm_raw.wasm
+#   target/testing/wasm/pkg/ (qr_wasm, wasm-pack, nodejs) and wasm/pkg-raw/qr_wasm_raw.wasm (qr_wasm_raw)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=target/testing
@@ -19,8 +19,8 @@ cargo build --quiet --locked --release --target-dir "$OUT" -p qr_cli -p qr_serve
 
 CARGO_TARGET_DIR="$PWD/$OUT" wasm-pack --log-level warn build qr_wasm --release --target nodejs \
   --out-dir "../$OUT/wasm/pkg" -- --locked --features testing
-cargo build --quiet --locked -p qr_wasm --release --target wasm32-unknown-unknown --no-default-features \
+cargo build --quiet --locked -p qr_wasm_raw --release --target wasm32-unknown-unknown \
   --features testing --target-dir "$OUT"
 mkdir -p "$OUT/wasm/pkg-raw"
-cp "$OUT/wasm32-unknown-unknown/release/qr_wasm.wasm" "$OUT/wasm/pkg-raw/qr_wasm_raw.wasm"
+cp "$OUT/wasm32-unknown-unknown/release/qr_wasm_raw.wasm" "$OUT/wasm/pkg-raw/qr_wasm_raw.wasm"
 echo "build-testing: test-only artifacts in $OUT"

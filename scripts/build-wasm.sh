@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds both Wasm modules and runs wasm-opt (npm `binaryen`) on each:
-#   qr_wasm/pkg/          wasm-pack --target nodejs package (tier `wasm`)
-#   qr_wasm/pkg-web/      wasm-pack --target web package (node-server's page, in the browser)
-#   qr_wasm/pkg-raw/      qr_wasm_raw.wasm, no imports, raw ABI (tier `wasm-raw`)
+# Builds both Wasm crates and runs wasm-opt (npm `binaryen`) on each module:
+#   qr_wasm/pkg/          qr_wasm, wasm-pack --target nodejs package (tier `wasm`)
+#   qr_wasm/pkg-web/      qr_wasm, wasm-pack --target web package (node-server's page, in the browser)
+#   qr_wasm/pkg-raw/      qr_wasm_raw.wasm from qr_wasm_raw: no imports, raw ABI (tier `wasm-raw`)
+# node-server reads all three from one directory (qr_wasm/, or $QR_WASM_DIR).
 # Prints each module's size before and after wasm-opt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,9 +28,8 @@ optimize qr_wasm/pkg/qr_wasm_bg.wasm wasm
 wasm-pack --log-level warn build qr_wasm --release --target web --out-dir pkg-web -- --locked
 optimize qr_wasm/pkg-web/qr_wasm_bg.wasm wasm-web
 
-# The raw module: the same crate without wasm-bindgen, in its own target dir
-# so the two builds never overwrite each other's output.
-cargo build --quiet --locked -p qr_wasm --release --target wasm32-unknown-unknown --no-default-features --target-dir target/wasm-raw
+# The raw module: the same core without wasm-bindgen (crate qr_wasm_raw).
+cargo build --quiet --locked -p qr_wasm_raw --release --target wasm32-unknown-unknown
 mkdir -p qr_wasm/pkg-raw
-cp target/wasm-raw/wasm32-unknown-unknown/release/qr_wasm.wasm qr_wasm/pkg-raw/qr_wasm_raw.wasm
+cp target/wasm32-unknown-unknown/release/qr_wasm_raw.wasm qr_wasm/pkg-raw/qr_wasm_raw.wasm
 optimize qr_wasm/pkg-raw/qr_wasm_raw.wasm wasm-raw

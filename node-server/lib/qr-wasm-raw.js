@@ -1,6 +1,6 @@
 'use strict';
 
-// A loader for qr_wasm's hand-written ABI (qr_wasm/src/raw.rs): what
+// A loader for qr_wasm_raw's hand-written ABI (qr_wasm_raw/src/lib.rs): what
 // wasm-bindgen's glue does for the `wasm` tier, written out by hand.
 const { coreError } = require('./errors');
 

@@ -65,16 +65,9 @@ pub(crate) fn to_buffer(
 
 /// V8 copies the PNG (about 400 bytes) into a Buffer of its own: measured
 /// faster than an external Buffer adopting the Vec, which costs a finalizer
-/// per Buffer (nodejs/node#53804; `bench/napi-buffer.sh` compares the two).
-#[cfg(not(feature = "external-buffer"))]
+/// per Buffer (nodejs/node#53804; CHANGELOG.md has the comparison).
 fn png_buffer(env: &Env, png: Vec<u8>) -> Result<Buffer> {
     BufferSlice::copy_from(env, png)?.into_buffer(env)
-}
-
-/// The other way, for the comparison: a Buffer over the Vec's own memory.
-#[cfg(feature = "external-buffer")]
-fn png_buffer(_env: &Env, png: Vec<u8>) -> Result<Buffer> {
-    Ok(Buffer::from(png))
 }
 
 /// QR-code PNG of `text`, computed on the calling thread.

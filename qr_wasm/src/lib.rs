@@ -1,6 +1,5 @@
-//! qr_lib compiled to WebAssembly, behind one of two thin ABIs.
+//! qr_lib compiled to WebAssembly behind wasm-bindgen, packaged by wasm-pack
+//! (tier `wasm`, the browser build). The same core with no imports and a
+//! hand-written ABI is the crate qr_wasm_raw.
 
-#[cfg(feature = "bindgen")]
 mod bindgen;
-#[cfg(not(feature = "bindgen"))]
-pub mod raw;

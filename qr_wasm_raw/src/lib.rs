@@ -1,4 +1,6 @@
-//! A hand-written C ABI over qr_lib, for callers without wasm-bindgen.
+//! A hand-written C ABI over qr_lib, for callers without wasm-bindgen: built
+//! for `wasm32-unknown-unknown`, a module with no imports (tier `wasm-raw`,
+//! driven by node-server/lib/qr-wasm-raw.js).
 //!
 //! 1. `qr_alloc(len)` reserves `len` bytes; the caller writes the UTF-8 text there.
 //! 2. `qr_generate(text_ptr, text_len, out)` encodes it and frees nothing of
