@@ -31,7 +31,7 @@ build-rust:
 	$(CARGO) build --release --locked --workspace --bins
 	$(CARGO) build --release --locked -p qr_ffi --lib
 
-# wasm-pack package (tier wasm) and the raw module (tier wasm-raw), both through wasm-opt.
+# qr_wasm's wasm-pack packages (tier wasm, the browser's) and qr_wasm_raw's module (tier wasm-raw), through wasm-opt.
 build-wasm:
 	scripts/build-wasm.sh
 
@@ -118,12 +118,11 @@ lint: setup
 	node_modules/.bin/biome ci --error-on-warnings .
 	node_modules/.bin/tsc -p tier-adapters
 	node_modules/.bin/tsc -p scaffold
+	node_modules/.bin/tsc -p bench
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
-# The builds only the benchmarks make (bench/napi-buffer.sh, bench/wasm-return.sh),
-# and the core for Wasm with SIMD128, as shipped: linted so they keep compiling.
-	$(CARGO) clippy -p qr_napi --features external-buffer -- -D warnings
-	$(CARGO) clippy -p qr_wasm --target wasm32-unknown-unknown --features js-array-return -- -D warnings
+# Both Wasm crates and the core for Wasm with SIMD128, as shipped: linted so they keep compiling.
+	$(CARGO) clippy -p qr_wasm -p qr_wasm_raw --target wasm32-unknown-unknown -- -D warnings
 # The calibration's identity ladder (make build-calibration renders it): its port and what the template makes of it.
 	rustfmt --check --edition 2021 bench/calibration/port.rs bench/calibration/rpc.rs
 	clippy-driver --edition 2021 -D warnings -o target/identity_rpc-lint bench/calibration/rpc.rs

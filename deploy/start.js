@@ -8,7 +8,7 @@ const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { spawnOwned, spawnListening, stopChild } = require('tier-adapters');
+const { spawnOwned, spawnListening, stopChild } = require('tier-adapters/server');
 const { startQrServer } = require('../node-server/lib/qr-server-process');
 
 const CONF = path.join(__dirname, 'nginx.conf');

@@ -4,8 +4,8 @@ const express = require('express');
 const path = require('node:path');
 const { monitorEventLoopDelay } = require('node:perf_hooks');
 const { textParam } = require('./lib/text-param');
-const { httpResponseFor } = require('./lib/errors');
-const { refuseLongUris, isInvalidTarget } = require('tier-adapters');
+const { ANSWERS } = require('./lib/errors');
+const { refuseLongUris, isInvalidTarget, isPipelined, httpResponseFor } = require('tier-adapters/server');
 const { wasmDir } = require('./lib/wasm-files');
 
 const PUBLIC = path.join(__dirname, 'public');
@@ -18,20 +18,18 @@ const LOOP_RESOLUTION_MS = 1;
 /**
  * The express app around one tier's `generateQrCode(text, { signal, priority }) -> Promise<Buffer>`;
  * `tier` is the tier actually running (what `auto` chose), /healthz reports it.
- * `isPipelined(req)`: the request's connection pipelines (sends requests
- * before their predecessors are answered); its generations wait behind those
- * of every other request.
+ * A request whose connection pipelines (sends requests before their
+ * predecessors are answered: isPipelined) waits behind every other request.
  * `metrics` (lib/metrics.js) counts and times the requests (server.js
  * serves them on the operator's listener, not here); `log`
  * (tier-adapters/log) takes refused and failed requests, and with `log.access`
  * a line per request. `eventLoopRoute` adds the benchmark's GET /metrics/event-loop.
  * @param {{ tier: string,
  *   generateQrCode: (text: string, options: { signal: AbortSignal, priority: 'low' | 'normal' }) => Promise<Buffer>,
- *   isPipelined?: (req: import('node:http').IncomingMessage) => boolean,
  *   metrics?: ReturnType<typeof import('./lib/metrics').createMetrics>,
  *   log?: ReturnType<typeof import('tier-adapters/log').createLog>, eventLoopRoute?: boolean }} options
  */
-function createApp({ tier, generateQrCode, isPipelined = () => false, metrics, log, eventLoopRoute = false }) {
+function createApp({ tier, generateQrCode, metrics, log, eventLoopRoute = false }) {
   const app = express();
   // Per-response work the hot path does not need: a body hash for ETag.
   app.set('etag', false);
@@ -59,7 +57,7 @@ function createApp({ tier, generateQrCode, isPipelined = () => false, metrics, l
       res.type('image/png').send(png);
     } catch (err) {
       if (abort.signal.aborted) return; // nobody left to answer
-      const [status, body, headers] = httpResponseFor(err);
+      const [status, body, headers] = httpResponseFor(err, ANSWERS);
       if (status === 503) {
         metrics?.refused('queue_full');
         log?.refused('queue_full', { request_id: log.requestId(req), tier });

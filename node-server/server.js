@@ -8,7 +8,14 @@ const { createApp } = require('./app');
 const { createMetrics } = require('./lib/metrics');
 const { createLog } = require('tier-adapters/log');
 const { serveClusterMetrics, clusterMetricsClient, listenMetrics } = require('tier-adapters/prometheus');
-const { createBackoff, createHttpServer, HTTP_LIMITS: LIMITS, openFileLimit, connectionCap } = require('tier-adapters');
+const { createArrivals } = require('tier-adapters');
+const {
+  createBackoff,
+  createHttpServer,
+  HTTP_LIMITS: LIMITS,
+  openFileLimit,
+  connectionCap,
+} = require('tier-adapters/server');
 const { loadTier, tierNames } = require('./tiers');
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -146,29 +153,35 @@ const tierLog = (log) => ({
 
 /** One process serving HTTP: a cluster worker or the whole server. */
 async function serve(options, log) {
-  // The app handles the server's requests and asks it which came pipelined;
-  // the tiers on the event loop ask it whether connections are arriving.
+  // The server tells `arrivals` of each connection it accepts; the tiers on
+  // the event loop ask it, and yield a turn while connections are arriving.
   const metrics = createMetrics({ record: options.metrics, droppedLines: log.dropped });
-  const { server, shutdown, isPipelined, acceptedSinceAsked, openConnections } = createHttpServer(
-    (req, res) => handle(req, res),
-    {
-      maxConnections: options.maxConnections,
-      maxConnectionsPerClient: options.maxConnectionsPerClient,
-      onRefused: (reason) => {
-        metrics.refused(reason);
-        log.refused(reason);
-      },
-      // A client pipelining past HTTP_LIMITS.maxPipelined: closed after its answer in progress.
-      onPipelineOverflow: () => log.refused('pipeline_overflow'),
-    },
-  );
+  const arrivals = createArrivals();
   const tier = await loadTier(options.tier).createTier({
     ...options,
-    deferTurn: acceptedSinceAsked,
+    deferTurn: arrivals.sinceAsked,
     onRestart: (kind) => metrics.restarted(kind),
     log: tierLog(log),
   });
   const name = tier.name ?? options.tier;
+  const handle = createApp({
+    tier: name,
+    generateQrCode: tier.run,
+    metrics,
+    log,
+    eventLoopRoute: options.eventLoopRoute,
+  });
+  const { server, shutdown, openConnections } = createHttpServer(handle, {
+    maxConnections: options.maxConnections,
+    maxConnectionsPerClient: options.maxConnectionsPerClient,
+    onRefused: (reason) => {
+      metrics.refused(reason);
+      log.refused(reason);
+    },
+    // A client pipelining past HTTP_LIMITS.maxPipelined: closed after its answer in progress.
+    onPipelineOverflow: () => log.refused('pipeline_overflow'),
+    arrivals,
+  });
   metrics.watch({ name, tier, openConnections });
   // One process: its own listener, before the public port, as in a cluster.
   const health = () => ({ tier: name, pid: process.pid });
@@ -176,14 +189,6 @@ async function serve(options, log) {
   const operator = cluster.isPrimary ? await listenOperator(options, log, metrics, collect, health) : null;
   // Clustered, the primary serves the metrics: a worker gives it its registry when asked.
   if (cluster.isWorker && options.metrics) clusterMetricsClient(metrics.registry);
-  const handle = createApp({
-    tier: name,
-    generateQrCode: tier.run,
-    isPipelined,
-    metrics,
-    log,
-    eventLoopRoute: options.eventLoopRoute,
-  });
   // Before the ready line: a supervisor may send SIGTERM the moment it reads it.
   onShutdownSignal(log, async () => {
     // Stop accepting, answer what is in flight, and close every keep-alive

@@ -32,4 +32,21 @@ function serverBusy() {
   });
 }
 
-module.exports = { TierError, serverBusy, SERVER_BUSY, RETRY_AFTER_SECONDS };
+/**
+ * The answer to an error a tier threw: `[status, body, headers]`. Its own
+ * `status` first; else a code in `clientErrors` (a bad input: what a Rust
+ * binding's error carries, a code and no status) is 400, anything else 500.
+ * A 5xx body is `failedText`, never the error's own message (internal
+ * detail), unless the error says its message is a fixed text (`expose`).
+ * @param {{ code?: string, message?: string, status?: number, expose?: boolean,
+ *   headers?: Record<string, string> }} err
+ * @param {{ clientErrors?: readonly string[], failedText?: string }} [options]
+ * @returns {[number, string, Record<string, string>]}
+ */
+function httpResponseFor(err, { clientErrors = [], failedText = 'internal error' } = {}) {
+  const status = err.status ?? (clientErrors.includes(err.code) ? 400 : 500);
+  const body = status < 500 || err.expose ? err.message : failedText;
+  return [status, body, err.headers ?? {}];
+}
+
+module.exports = { TierError, serverBusy, httpResponseFor, SERVER_BUSY, RETRY_AFTER_SECONDS };

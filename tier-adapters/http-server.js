@@ -7,6 +7,9 @@ const net = require('node:net');
 const { answerClientError, refuseConnect, LINGER_MS } = require('./http-limits');
 const { SERVER_BUSY, RETRY_AFTER_SECONDS } = require('./errors');
 
+// A connection's state, on its socket: isPipelined(req) reads it with no server at hand.
+const STATE = Symbol('tier-adapters connection state');
+
 const LIMITS = {
   // An unfinished request head is cut off after this (408); hyper: header_read_timeout.
   headersTimeoutMs: 10_000,
@@ -60,12 +63,11 @@ const REFUSAL =
 /**
  * @param {(req: http.IncomingMessage, res: http.ServerResponse) => void} handler e.g. an express app
  * @param {Partial<typeof LIMITS> & { onRefused?: (reason: 'connection_cap' | 'client_cap') => void,
- *   onPipelineOverflow?: () => void }} [options]
+ *   onPipelineOverflow?: () => void, arrivals?: { connected: () => void } }} [options]
  *   onRefused: a connection was refused 503 past the cap, or past its address's share.
  *   onPipelineOverflow: a connection pipelined past maxPipelined and is being closed.
- * @returns {{ server: http.Server, shutdown: () => Promise<void>, isPipelined: (req: http.IncomingMessage) => boolean,
- *   openConnections: () => number, acceptedSinceAsked: () => boolean }}
- *   isPipelined: the request's connection has sent a request before the previous one was answered.
+ *   arrivals: told of every accepted connection (createArrivals: the event-loop tiers' `deferTurn`).
+ * @returns {{ server: http.Server, shutdown: () => Promise<void>, openConnections: () => number }}
  */
 function createHttpServer(handler, options = {}) {
   const limits = { ...LIMITS, ...options };
@@ -73,9 +75,6 @@ function createHttpServer(handler, options = {}) {
   const perClient = new Map(); // remote address -> its open connections (maxConnectionsPerClient)
   let lingering = 0;
   let draining = false;
-  // A connection accepted since the event-loop tiers last asked: libuv takes
-  // one per loop turn, and their slices wait while more may be queued.
-  let accepted = false;
 
   const server = http.createServer(
     {
@@ -96,7 +95,7 @@ function createHttpServer(handler, options = {}) {
   server.on('connection', onConnection);
 
   function onConnection(socket) {
-    accepted = true;
+    options.arrivals?.connected();
     if (connections.size >= limits.maxConnections) return refuse(socket, 'connection_cap');
     if (!holdForClient(socket)) return refuse(socket, 'client_cap');
     const conn = {
@@ -109,6 +108,7 @@ function createHttpServer(handler, options = {}) {
       blockedSince: 0,
     };
     connections.set(socket, conn);
+    socket[STATE] = conn;
     socket.once('close', () => {
       connections.delete(socket);
       conn.queue.length = 0;
@@ -274,14 +274,17 @@ function createHttpServer(handler, options = {}) {
   return {
     server,
     shutdown,
-    isPipelined: (req) => connections.get(req.socket)?.pipelining ?? false,
     openConnections: () => connections.size,
-    acceptedSinceAsked: () => {
-      const yes = accepted;
-      accepted = false;
-      return yes;
-    },
   };
+}
+
+/**
+ * Whether the request's connection sent it before the previous answer was
+ * written (a pipelining client), on a server of createHttpServer.
+ * @param {http.IncomingMessage} req
+ */
+function isPipelined(req) {
+  return req.socket?.[STATE]?.pipelining ?? false;
 }
 
 // Node's own pause protocol for a pipelining client (_http_server.js): the
@@ -302,4 +305,4 @@ function resume(socket) {
   socket.resume();
 }
 
-module.exports = { createHttpServer, HTTP_LIMITS: LIMITS };
+module.exports = { createHttpServer, isPipelined, HTTP_LIMITS: LIMITS };

@@ -1,5 +1,6 @@
 // The ES module entry: the CommonJS one's exports by name (one implementation,
-// so `instanceof TierError` holds across both).
+// so `instanceof TierError` holds across both). test/exports.test.js holds
+// the names to index.js's and index.d.ts's.
 import adapters from './index.js';
 
 export const {
@@ -10,24 +11,7 @@ export const {
   childFailed,
   createHttpUpstreamTier,
   createRpcTier,
-  superviseServer,
   withTrapRecovery,
+  createArrivals,
   TierError,
-  serverBusy,
-  SERVER_BUSY,
-  RETRY_AFTER_SECONDS,
-  spawnOwned,
-  spawnListening,
-  stopChild,
-  createBackoff,
-  createLoopQueue,
-  createHttpServer,
-  HTTP_LIMITS,
-  refuseLongUris,
-  isInvalidTarget,
-  MAX_REQUEST_TARGET_BYTES,
-  URI_TOO_LONG,
-  LINGER_MS,
-  openFileLimit,
-  connectionCap,
 } = adapters;

@@ -11,7 +11,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
-const { createRpcTier, spawnListening, stopChild } = require('tier-adapters');
+const { createRpcTier } = require('tier-adapters');
+const { spawnListening, stopChild } = require('tier-adapters/server');
 const { treePids } = require('./proc-tree');
 const { platformOf, platformName } = require('./platform');
 

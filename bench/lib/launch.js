@@ -3,7 +3,7 @@
 // Starts the real servers of a benchmark configuration's tiers on free
 // loopback ports and stops them again. Shared by the benchmark and tests.
 const path = require('node:path');
-const { spawnListening } = require('tier-adapters');
+const { spawnListening } = require('tier-adapters/server');
 const { loadConfig, tierOf, READY_LINE } = require('./tier-config');
 
 const OUTPUT_KEPT = 4 << 20;
@@ -14,6 +14,10 @@ const OUTPUT_KEPT = 4 << 20;
  * that run on Node (default: this one), `nodeArgs` Node's own flags for them,
  * put right after the executable where the command starts with it; `cpus`
  * (e.g. "1-3") pins it and every process it starts.
+ * @param {string} tier
+ * @param {{ workers?: number, args?: string[], cpus?: string, env?: NodeJS.ProcessEnv, node?: string,
+ *   nodeArgs?: string[], config?: import('./tier-config').BenchConfig }} [options]
+ * @returns {[string, string[]]}
  */
 function tierCommand(
   tier,
@@ -28,6 +32,9 @@ function tierCommand(
 /**
  * Spawns a server and resolves once it prints its URL; its stdout and stderr
  * are kept for the caller (and shown if it fails to start).
+ * @param {string} command
+ * @param {string[]} args
+ * @param {{ env?: NodeJS.ProcessEnv, timeoutMs?: number, ready?: RegExp }} [options]
  * @returns {Promise<{ url: string, child: import('node:child_process').ChildProcess,
  *   stop: () => Promise<number|string|null>, output: () => string }>}
  */
@@ -66,7 +73,11 @@ async function startServer(command, args, { env, timeoutMs = 20_000, ready = REA
   return { url, child, stop, output: () => output };
 }
 
-/** Starts a tier of `options.config` (default: bench.config.js in the current directory). */
+/**
+ * Starts a tier of `options.config` (default: bench.config.js in the current directory).
+ * @param {string} tier
+ * @param {Parameters<typeof tierCommand>[1] & { timeoutMs?: number }} [options]
+ */
 function startTier(tier, options = {}) {
   const config = options.config ?? loadConfig();
   const [command, args] = tierCommand(tier, { ...options, config });

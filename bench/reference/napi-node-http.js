@@ -9,7 +9,8 @@ const http = require('node:http');
 const { parseArgs } = require('node:util');
 const { loadAddon } = require('../../node-server/lib/addon');
 const { textParam } = require('../../node-server/lib/text-param');
-const { httpResponseFor } = require('../../node-server/lib/errors');
+const { httpResponseFor } = require('tier-adapters/server');
+const { ANSWERS } = require('../../node-server/lib/errors');
 
 const { values } = parseArgs({
   options: { host: { type: 'string', default: '127.0.0.1' }, port: { type: 'string', default: '0' } },
@@ -29,7 +30,7 @@ const server = http.createServer((req, res) => {
   try {
     png = generateQrCodeSync(param.text);
   } catch (err) {
-    const [status, body, headers] = httpResponseFor(err);
+    const [status, body, headers] = httpResponseFor(err, ANSWERS);
     return answer(res, status, body, headers);
   }
   res.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length });

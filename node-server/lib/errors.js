@@ -5,7 +5,7 @@
 // addon and are rebuilt from its numbers (QrError::number) by the stdio and
 // raw-Wasm tiers; `status` follows the http-errors convention.
 
-const { TierError, serverBusy, SERVER_BUSY, RETRY_AFTER_SECONDS } = require('tier-adapters');
+const { TierError } = require('tier-adapters');
 
 const GENERATION_FAILED = 'failed generating qr code';
 
@@ -26,21 +26,7 @@ function coreError(number, message) {
   return new QrError(CORE_ERROR_CODES[number - 1] ?? 'ENCODING_FAILED', message);
 }
 
-/** The response for an error thrown by a tier: [status, body, headers]. */
-function httpResponseFor(err) {
-  const status = err.status ?? (INPUT_ERROR_CODES.has(err.code) ? 400 : 500);
-  // 5xx bodies are fixed texts, never internal details.
-  const body = status < 500 || err.expose ? err.message : GENERATION_FAILED;
-  return [status, body, err.headers ?? {}];
-}
+/** How the HTTP layer answers these errors (tier-adapters/server's httpResponseFor). */
+const ANSWERS = { clientErrors: [...INPUT_ERROR_CODES], failedText: GENERATION_FAILED };
 
-module.exports = {
-  QrError,
-  coreError,
-  serverBusy,
-  httpResponseFor,
-  GENERATION_FAILED,
-  SERVER_BUSY,
-  RETRY_AFTER_SECONDS,
-  CORE_ERROR_CODES,
-};
+module.exports = { QrError, coreError, ANSWERS, GENERATION_FAILED, CORE_ERROR_CODES };

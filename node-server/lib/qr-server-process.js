@@ -1,7 +1,7 @@
 'use strict';
 
 // qr_server as a child of node-server (axum-proxy) or of deploy/.
-const { spawnListening, superviseServer } = require('tier-adapters');
+const { spawnListening, superviseServer } = require('tier-adapters/server');
 const { binaryPath } = require('./binaries');
 
 // Its stdin is node-server's lifeline (tier-adapters' spawnListening): if

@@ -74,7 +74,13 @@ describe('dist/: the toolkit packages', () => {
   });
 
   it('loads from CommonJS and ESM with the same exports, one implementation', () => {
-    for (const name of ['tier-adapters', 'tier-adapters/log', 'tier-adapters/prometheus', 'tier-bench']) {
+    for (const name of [
+      'tier-adapters',
+      'tier-adapters/server',
+      'tier-adapters/log',
+      'tier-adapters/prometheus',
+      'tier-bench',
+    ]) {
       const cjs = JSON.parse(node(['-p', `JSON.stringify(Object.keys(require('${name}')).sort())`], app));
       const esm = JSON.parse(
         node(
@@ -112,7 +118,7 @@ describe('dist/: the toolkit packages', () => {
   });
 
   it('serves a handler from the installed HTTP layer and drains it', async () => {
-    const script = `const { createHttpServer, HTTP_LIMITS } = require('tier-adapters');
+    const script = `const { createHttpServer, HTTP_LIMITS } = require('tier-adapters/server');
       const { server, shutdown } = createHttpServer((req, res) => res.end('ok'), { maxConnections: 1 });
       server.listen(0, '127.0.0.1', async () => {
         const url = 'http://127.0.0.1:' + server.address().port;
@@ -168,8 +174,9 @@ describe('dist/: the toolkit packages', () => {
     fs.writeFileSync(path.join(app, 'tsconfig.json'), JSON.stringify(tsconfig));
     fs.writeFileSync(
       path.join(app, 'consumer.mts'),
-      `import { createEventLoopTier, createThreadPoolTier, createHttpServer, TierError, type Tier } ` +
+      `import { createEventLoopTier, createThreadPoolTier, createArrivals, TierError, type Tier } ` +
         `from 'tier-adapters';
+import { createHttpServer, httpResponseFor } from 'tier-adapters/server';
 import { defineConfig, type BenchConfig } from 'tier-bench';
 import { createLog } from 'tier-adapters/log';
 import { createRequestMetrics, clusterMetricsClient } from 'tier-adapters/prometheus';
@@ -178,8 +185,14 @@ const tier: Tier<string, number> = createEventLoopTier((s: string) => s.length, 
 const pool = createThreadPoolTier(async (s: string) => Buffer.from(s), { concurrency: 4 });
 const n: Promise<number> = tier.run('abc', { signal: AbortSignal.timeout(10) });
 const b: Promise<Buffer> = pool.run('x');
-const { server, shutdown } = createHttpServer((req, res) => res.end(), { pipelineDepth: 1, onRefused: () => {} });
+const arrivals = createArrivals();
+const { server, shutdown } = createHttpServer((req, res) => res.end(), {
+  pipelineDepth: 1,
+  onRefused: () => {},
+  arrivals,
+});
 const err: TierError = new TierError('BAD', 'bad', { status: 400 });
+const [status]: [number, string, Record<string, string>] = httpResponseFor(err, { clientErrors: ['BAD'] });
 const config: BenchConfig = defineConfig({ title: 't', ` +
         `tiers: [{ name: 'js', command: ({ node }) => [node, 's.js'] }], ` +
         `requests: { description: 'd', paths: ['/'] } });
@@ -189,14 +202,14 @@ const recorder = createRequestMetrics({ registry: new Registry(), buckets: [0.1]
 recorder.tier = 'napi';
 recorder.record('/x', 200, 0.01);
 const scrape: () => Promise<string> = clusterMetricsClient(new Registry());
-export { n, b, server, shutdown, err, config, id, scrape };
+export { n, b, server, shutdown, err, status, config, id, scrape };
 `,
     );
     fs.writeFileSync(
       path.join(app, 'consumer.cts'),
-      `import adapters = require('tier-adapters');
+      `import server = require('tier-adapters/server');
 import bench = require('tier-bench');
-export const cap: number = adapters.connectionCap(4096, adapters.openFileLimit());
+export const cap: number = server.connectionCap(4096, server.openFileLimit());
 export const start: Promise<bench.StartedServer> = ` +
         `bench.startTier('js', { config: bench.loadConfig('bench.config.js') });
 `,

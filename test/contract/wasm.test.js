@@ -5,7 +5,8 @@ const { describe, it, afterEach } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { httpResponseFor } = require('../../node-server/lib/errors');
+const { httpResponseFor } = require('tier-adapters/server');
+const { ANSWERS } = require('../../node-server/lib/errors');
 const { QrWasmRaw } = require('../../node-server/lib/qr-wasm-raw');
 const { decodeQrPng } = require('../helpers/decode');
 const { PANIC_TEXT, TESTING_ENV } = require('../helpers/testing-build');
@@ -36,7 +37,7 @@ for (const name of ['wasm', 'wasm-raw']) {
         (e) => e,
       );
       assert.equal(err?.code, 'WASM_TRAP');
-      assert.deepEqual(httpResponseFor(err), [500, 'failed generating qr code', {}]);
+      assert.deepEqual(httpResponseFor(err, ANSWERS), [500, 'failed generating qr code', {}]);
       const png = await tier.run('after the trap');
       assert.equal((await decodeQrPng(png)).text, 'after the trap');
     });

@@ -17,7 +17,9 @@ const { decodeQrPng } = require('../helpers/decode');
 const { childPids, waitFor, within } = require('../helpers/processes');
 const { TIERS } = require('../helpers/tiers');
 const { sampleTree } = require('../../bench/lib/proc-tree');
-const { LINGER_MS, HTTP_LIMITS } = require('tier-adapters');
+const { HTTP_LIMITS } = require('tier-adapters/server');
+// Internal to the package: how long a refused connection lingers.
+const { LINGER_MS } = require('../../tier-adapters/http-limits');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const MB = 1e6;

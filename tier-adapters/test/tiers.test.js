@@ -12,9 +12,9 @@ const {
   createStdioPoolTier,
   createSpawnTier,
   createHttpUpstreamTier,
-  superviseServer,
   TierError,
 } = require('..');
+const { superviseServer } = require('../server');
 
 const FIXTURES = path.join(__dirname, 'fixtures');
 const node = (script) => ({ command: process.execPath, args: [path.join(FIXTURES, script)] });

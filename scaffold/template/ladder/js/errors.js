@@ -15,10 +15,7 @@ function coreError(codeOrNumber, message) {
     : new TierError(code ?? 'FAILED', message);
 }
 
-/** [status, body, headers] for any error a tier throws. */
-function httpResponseFor(err) {
-  const status = err.status ?? (CODES.includes(err.code) ? 400 : 500);
-  return [status, status < 500 || err.expose ? err.message : '{{name}} failed', err.headers ?? {}];
-}
+/** How the service answers these errors (tier-adapters/server's httpResponseFor). */
+const ANSWERS = { clientErrors: CODES, failedText: '{{name}} failed' };
 
-module.exports = { coreError, httpResponseFor, CODES };
+module.exports = { coreError, ANSWERS, CODES };

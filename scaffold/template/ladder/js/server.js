@@ -7,9 +7,16 @@
 // Prints "{{name}} (<tier>) listening on http://ADDR".
 const express = require('express');
 const { parseArgs } = require('node:util');
-const { createHttpServer, refuseLongUris, openFileLimit, connectionCap } = require('tier-adapters');
+const { createArrivals } = require('tier-adapters');
+const {
+  createHttpServer,
+  refuseLongUris,
+  httpResponseFor,
+  openFileLimit,
+  connectionCap,
+} = require('tier-adapters/server');
 const { createTier, tierNames, unsupported } = require('./tiers');
-const { httpResponseFor } = require('./errors');
+const { ANSWERS } = require('./errors');
 
 const { values } = parseArgs({
   options: {
@@ -30,12 +37,9 @@ if (unsupported(values.tier)) {
   process.exit(2);
 }
 
-let http;
-// Event-loop tiers yield a turn while connections are being accepted.
-const tier = createTier(values.tier, {
-  maxQueue: Number(values['max-queue']),
-  deferTurn: () => http.acceptedSinceAsked(),
-});
+// The server tells `arrivals` of each connection; event-loop tiers yield a turn while they arrive.
+const arrivals = createArrivals();
+const tier = createTier(values.tier, { maxQueue: Number(values['max-queue']), deferTurn: arrivals.sinceAsked });
 const app = express();
 app.set('etag', false);
 app.set('x-powered-by', false);
@@ -51,7 +55,7 @@ app.get('/{{name}}', async (req, res) => {
     res.type('application/octet-stream').send(await tier.run(input, { signal: abort.signal }));
   } catch (err) {
     if (abort.signal.aborted) return;
-    const [status, body, headers] = httpResponseFor(err);
+    const [status, body, headers] = httpResponseFor(err, ANSWERS);
     if (status >= 500 && status !== 503) console.error(`{{name}} failed (${values.tier}):`, err.message);
     res.status(status).set(headers).type('text/plain').send(body);
   }
@@ -59,7 +63,8 @@ app.get('/{{name}}', async (req, res) => {
 
 app.get('/healthz', (req, res) => res.json({ tier: values.tier, pid: process.pid }));
 
-http = createHttpServer(app, { maxConnections: connectionCap(Number(values['max-connections']), openFileLimit()) });
+const maxConnections = connectionCap(Number(values['max-connections']), openFileLimit());
+const http = createHttpServer(app, { maxConnections, arrivals });
 http.server.listen(Number(values.port), values.host, () => {
   const { address, port } = http.server.address();
   console.log(`{{name}} (${values.tier}) listening on http://${address}:${port}`);

@@ -15,7 +15,8 @@ const readline = require('node:readline');
 const corpus = require('../js/corpus');
 const reference = require('../js/reference');
 const { createTier, tierNames, unsupported, FFI_LIBRARY } = require('../js/tiers');
-const { httpResponseFor, CODES } = require('../js/errors');
+const { httpResponseFor } = require('tier-adapters/server');
+const { ANSWERS, CODES } = require('../js/errors');
 
 const VALID = corpus.valid;
 const INVALID = corpus.invalid;
@@ -25,7 +26,7 @@ function expected(input) {
   try {
     return [200, reference.{{camel}}(input), undefined];
   } catch (err) {
-    const [status, body] = httpResponseFor(err);
+    const [status, body] = httpResponseFor(err, ANSWERS);
     return [status, Buffer.from(body), err.code];
   }
 }
@@ -64,7 +65,7 @@ for (const name of tierNames) {
     it('gives the reference error for every invalid input', async () => {
       for (const [label, input] of INVALID) {
         const err = await tier.run(input).then(() => assert.fail(`${label}: no error`), (e) => e);
-        const [status, body] = httpResponseFor(err);
+        const [status, body] = httpResponseFor(err, ANSWERS);
         const [wantStatus, wantBody, wantCode] = expected(input);
         assert.deepEqual([err.code, status, body], [wantCode, wantStatus, wantBody.toString()], label);
       }
