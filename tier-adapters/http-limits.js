@@ -43,8 +43,14 @@ function refuseLongUris(req, res, next) {
  * `clientError` handler: Node's parser stops at 16 KiB of head (431) before
  * express sees the request; when it is the request line that overflowed, say
  * 414 like the middleware. Other parse errors get Node's own answers.
+ * `afterAnswers(write)` runs `write` once the requests the connection sent
+ * before the one that failed are answered (createHttpServer's; at once
+ * without it): the refusal comes after their answers, as hyper's does.
+ * @param {NodeJS.ErrnoException & { rawPacket?: Buffer }} err
+ * @param {import('node:stream').Duplex & { _httpMessage?: unknown }} socket
+ * @param {(write: () => void) => void} [afterAnswers]
  */
-function answerClientError(err, socket) {
+function answerClientError(err, socket, afterAnswers = (write) => write()) {
   // The parser fails again on every later chunk. Keep reading them: closing
   // with unread input sends a RST, which can erase our answer before the
   // client reads it (RFC 9112 section 9.6, nginx's lingering close).
@@ -68,21 +74,24 @@ function answerClientError(err, socket) {
   const answer =
     `HTTP/1.1 ${status} ${REASONS[status]}\r\nConnection: close\r\n${type}` +
     `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
-  // A client that never stops sending is cut off after the grace period.
-  const linger = setTimeout(() => socket.destroy(), LINGER_MS).unref();
-  socket.once('close', () => clearTimeout(linger));
-  // Only an overflow is paused: other refusals cost a short read. Not while
-  // an earlier request's answer is being written (it would land after ours),
-  // nor on Bun, which closes a socket its clientError handler leaves unwritten.
   const overflow = err.code === 'HPE_HEADER_OVERFLOW';
-  if (!overflow || socket._httpMessage || process.versions.bun) return socket.end(answer);
-  socket.pause();
-  const pause = setTimeout(() => {
+  afterAnswers(() => {
     if (!socket.writable) return;
-    socket.resume();
-    socket.end(answer);
-  }, OVERFLOW_PAUSE_MS).unref();
-  socket.once('close', () => clearTimeout(pause));
+    // A client that never stops sending is cut off after the grace period.
+    const linger = setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    socket.once('close', () => clearTimeout(linger));
+    // Only an overflow is paused: other refusals cost a short read. Not while
+    // an earlier request's answer is being written (it would land after ours),
+    // nor on Bun, which closes a socket its clientError handler leaves unwritten.
+    if (!overflow || socket._httpMessage || process.versions.bun) return socket.end(answer);
+    socket.pause();
+    const pause = setTimeout(() => {
+      if (!socket.writable) return;
+      socket.resume();
+      socket.end(answer);
+    }, OVERFLOW_PAUSE_MS).unref();
+    socket.once('close', () => clearTimeout(pause));
+  });
 }
 
 const REASONS = {

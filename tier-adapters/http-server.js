@@ -90,7 +90,7 @@ function createHttpServer(handler, options = {}) {
   server.maxHeadersCount = limits.maxHeadersCount;
   server.timeout = limits.idleTimeoutMs;
   server.keepAliveTimeout = limits.idleTimeoutMs;
-  server.on('clientError', answerClientError);
+  server.on('clientError', (err, socket) => answerClientError(err, socket, (write) => afterAnswers(socket, write)));
   server.on('connect', refuseConnect);
   server.on('connection', onConnection);
 
@@ -106,6 +106,8 @@ function createHttpServer(handler, options = {}) {
       closing: false,
       reading: false,
       blockedSince: 0,
+      /** @type {(() => void) | null} the refusal waiting for the answers before it */
+      afterAnswers: null,
     };
     connections.set(socket, conn);
     socket[STATE] = conn;
@@ -155,6 +157,17 @@ function createHttpServer(handler, options = {}) {
       else perClient.delete(address);
     });
     return true;
+  }
+
+  /**
+   * Runs `write` (the refusal of a head Node could not parse) once every
+   * request the connection sent before it is answered: those were read, so
+   * they are answered, and the refusal is the connection's last word.
+   */
+  function afterAnswers(socket, write) {
+    const conn = connections.get(socket);
+    if (!conn || (conn.active === 0 && conn.queue.length === 0)) return write();
+    conn.afterAnswers = write;
   }
 
   /** 503 at once, then read (and drop) what the client still sends for a while. */
@@ -222,6 +235,7 @@ function createHttpServer(handler, options = {}) {
   function next(socket, conn) {
     const waiting = conn.queue.shift();
     if (waiting) return dispatch(socket, conn, ...waiting);
+    if (conn.afterAnswers) return conn.afterAnswers();
     if (draining) readOn(conn);
     resume(socket);
   }

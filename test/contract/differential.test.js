@@ -17,8 +17,8 @@ const RANDOM_TARGETS = Number(process.env.DIFFERENTIAL_TARGETS ?? 10_000);
 const SEED = Number(process.env.DIFFERENTIAL_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const PARALLEL = 8;
 
-/** Sends `bytes` on a connection of its own; the answer once the server closes it. */
-function exchange(url, bytes) {
+/** Sends `bytes` on a connection of its own; the answer (`parse` of what came) once the server closes it. */
+function exchange(url, bytes, parse = parseAnswer) {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), hostname);
@@ -31,12 +31,33 @@ function exchange(url, bytes) {
     socket.on('error', () => {}); // a reset after the answer: what was read counts
     socket.on('close', () => {
       clearTimeout(timer);
-      resolve(parseAnswer(Buffer.concat(chunks)));
+      resolve(parse(Buffer.concat(chunks)));
     });
     // Not end(): hyper closes a half-closed connection without answering.
     socket.write(bytes);
   });
 }
+
+/** Every response in `raw`, in order (Content-Length bodies). */
+function parseAnswers(raw) {
+  const answers = [];
+  while (raw.length) {
+    const end = raw.indexOf('\r\n\r\n');
+    if (end === -1) break;
+    const length = Number(/^content-length: *(\d+)/im.exec(raw.toString('latin1', 0, end))?.[1] ?? 0);
+    answers.push(parseAnswer(raw.subarray(0, end + 4 + length)));
+    raw = raw.subarray(end + 4 + length);
+  }
+  return answers;
+}
+
+// A request, then in the same write one whose head cannot be parsed: the
+// first is answered, then the refusal, and the connection closes.
+const THEN_GARBAGE = Buffer.from(
+  `GET /qrcode?text=${'a'.repeat(400)} HTTP/1.1\r\nHost: x\r\n\r\n` +
+    'GET /qrcode?text=b HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n',
+  'latin1',
+);
 
 /** Status, Content-Type and body of the first response in `raw` (Content-Length or chunked). */
 function parseAnswer(raw) {
@@ -275,6 +296,21 @@ describe('node-server and qr_server answer the same request bytes alike', () => 
           const [subject, expected] = await Promise.all([exchange(server.url, bytes), exchange(reference.url, bytes)]);
           await assertSame(subject, expected, what, { samePng: RUST_TIERS.includes(tier) });
         }
+        const [subject, expected] = await Promise.all([
+          exchange(server.url, THEN_GARBAGE, parseAnswers),
+          exchange(reference.url, THEN_GARBAGE, parseAnswers),
+        ]);
+        assert.deepEqual(
+          expected.map((a) => a.status),
+          [200, 400],
+        );
+        assert.deepEqual(
+          subject.map((a) => a.status),
+          [200, 400],
+          'a request, then an unparsable head',
+        );
+        await assertSame(subject[0], expected[0], 'the request before it', { samePng: RUST_TIERS.includes(tier) });
+        await assertSame(subject[1], expected[1], 'the refusal');
       } finally {
         assert.equal(await server.stop(), 0);
       }
