@@ -4,13 +4,17 @@
 // and lint, no warning let through) and tsc on the published packages; what
 // neither checks is held here: no line over 120 characters, comments and
 // strings included, in every JavaScript or TypeScript file written by hand,
-// the template's tokenised files too.
+// the template's tokenised files too; and what the template renders is
+// linted as the repository's own code is.
 
 const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { execFileSync } = require('node:child_process');
+const os = require('node:os');
+const { execFileSync, spawnSync } = require('node:child_process');
+const { render } = require('../../scaffold/lib/render');
+const { spellings } = require('../../scaffold/lib/names');
 
 const ROOT = path.join(__dirname, '..', '..');
 const MAX_COLUMNS = 120;
@@ -35,6 +39,34 @@ function longLines(file, text) {
     .map(({ at }) => at);
 }
 
+/** Biome's lint (the repository's rules, no formatting) over `dir`: its exit status and what it printed. */
+function biomeLint(dir) {
+  const config = JSON.parse(fs.readFileSync(path.join(ROOT, 'biome.json'), 'utf8'));
+  delete config.$schema;
+  delete config.vcs;
+  config.files = { includes: ['**/*.js', '**/*.mjs', '**/*.cjs'] };
+  // Where a line wraps depends on the name's length: the rendered files are linted, not formatted.
+  config.formatter = { enabled: false };
+  fs.writeFileSync(path.join(dir, 'biome.json'), JSON.stringify(config));
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ type: 'commonjs' }));
+  const biome = path.join(ROOT, 'node_modules/.bin/biome');
+  const run = spawnSync(biome, ['lint', '--error-on-warnings', '--colors=off', '.'], { cwd: dir, encoding: 'utf8' });
+  return { status: run.status, output: run.stdout + run.stderr };
+}
+
+/** The template rendered for a team's function into a fresh directory. */
+function renderedTemplate() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'template-lint-'));
+  const values = { ...spellings('csv-to-json'), fromRequire: "'../../src/csv.js'", fromExport: 'csvToJson' };
+  for (const which of ['ladder', 'service']) {
+    for (const [file, text] of render(which, values)) {
+      fs.mkdirSync(path.dirname(path.join(dir, which, file)), { recursive: true });
+      fs.writeFileSync(path.join(dir, which, file), text);
+    }
+  }
+  return dir;
+}
+
 describe('JavaScript style', () => {
   it('counts a line by its characters, the 121st over the bound', () => {
     assert.deepEqual(longLines('a.js', `${'x'.repeat(120)}\n${'é'.repeat(120)}`), []);
@@ -46,5 +78,16 @@ describe('JavaScript style', () => {
     assert.ok(files.length > 100, `${files.length} files`);
     const long = files.flatMap((file) => longLines(file, fs.readFileSync(path.join(ROOT, file), 'utf8')));
     assert.deepEqual(long, [], 'wrap the comment, or split the string into parts');
+  });
+
+  it("lints what the template renders by the repository's rules, with no warning", (t) => {
+    const dir = renderedTemplate();
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const { status, output } = biomeLint(dir);
+    assert.equal(status, 0, output);
+    assert.match(output, /Checked 1\d files/, 'the rendered files were found');
+    // The same lint fails a rendered file with a fault in it.
+    fs.appendFileSync(path.join(dir, 'ladder/js/server.js'), '\nconst unused = (a, b) => a;\n');
+    assert.notEqual(biomeLint(dir).status, 0);
   });
 });

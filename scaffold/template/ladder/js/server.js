@@ -61,7 +61,7 @@ app.get('/{{name}}', async (req, res) => {
   }
 });
 
-app.get('/healthz', (req, res) => res.json({ tier: values.tier, pid: process.pid }));
+app.get('/healthz', (_req, res) => res.json({ tier: values.tier, pid: process.pid }));
 
 const maxConnections = connectionCap(Number(values['max-connections']), openFileLimit());
 const http = createHttpServer(app, { maxConnections, arrivals });
