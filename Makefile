@@ -114,7 +114,7 @@ fuzz: setup
 ## checks the published packages' JS against their JSDoc types. The 120-column
 ## bound on comments and strings, which no formatter moves, is
 ## test/tooling/js-style.test.js.
-lint: setup
+lint: setup-bench
 	node_modules/.bin/biome ci --error-on-warnings .
 	node_modules/.bin/tsc -p tier-adapters
 	node_modules/.bin/tsc -p scaffold

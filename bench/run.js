@@ -6,7 +6,6 @@
 // `node bench/run.js` (its bench.config.js), `make bench` builds first.
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
-const _os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { createMeter, visit, curvesOf, meanBodyBytes, closed } = require('./lib/measure');
@@ -253,7 +252,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
  * The subjects of one worker count: every tier (those that take no worker count at the first only,
  * the anchor always).
  */
-function tierPlan(_workers, first, anchor, options) {
+function tierPlan(first, anchor, options) {
   return options.tiers
     .map((tier) => ({ key: tier, tier, entry: tierOf(options.config, tier), node: options.node }))
     .filter((s) => first || !s.entry.singleProcess || s.tier === anchor);
@@ -408,7 +407,7 @@ async function main() {
   let baselineMax;
   for (const workers of options.workers) {
     const first = workers === options.workers[0];
-    const subjects = await startSubjects(tierPlan(workers, first, anchor, options), workers, options, log);
+    const subjects = await startSubjects(tierPlan(first, anchor, options), workers, options, log);
     try {
       // The per-call cost does not depend on the worker count: c=1 at the first only.
       const since = first ? started.getTime() : Date.now();

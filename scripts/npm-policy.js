@@ -102,7 +102,7 @@ if (require.main === module) {
   if (process.argv.includes('--write')) {
     const names = [...new Set([...tree.values()].map((e) => e.name))].sort();
     const head = '# npm packages allowed in the production tree (scripts/npm-policy.js): one name a line.\n';
-    fs.writeFileSync(ALLOW_LIST, `${head + names.join('\n')}\n`);
+    fs.writeFileSync(ALLOW_LIST, `${head}${names.join('\n')}\n`);
     console.log(`npm-policy: ${names.length} names written to ${path.relative(ROOT, ALLOW_LIST)}`);
   } else {
     const problems = [...violations(tree, readAllowList()), ...foreignSources(), ...registryProblems()];

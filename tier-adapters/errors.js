@@ -45,7 +45,7 @@ function serverBusy() {
  */
 function httpResponseFor(err, { clientErrors = [], failedText = 'internal error' } = {}) {
   const status = err.status ?? (clientErrors.includes(err.code) ? 400 : 500);
-  const body = status < 500 || err.expose ? err.message : failedText;
+  const body = status < 500 || err.expose ? (err.message ?? '') : failedText;
   return [status, body, err.headers ?? {}];
 }
 

@@ -45,7 +45,8 @@ function refuseLongUris(req, res, next) {
  * 414 like the middleware. Other parse errors get Node's own answers.
  * `afterAnswers(write)` runs `write` once the requests the connection sent
  * before the one that failed are answered (createHttpServer's; at once
- * without it): the refusal comes after their answers, as hyper's does.
+ * without it): the refusal comes after their answers, as hyper's does, and
+ * is dropped if the last of them closes the connection. A 408 is not held.
  * @param {NodeJS.ErrnoException & { rawPacket?: Buffer }} err
  * @param {import('node:stream').Duplex & { _httpMessage?: unknown }} socket
  * @param {(write: () => void) => void} [afterAnswers]
@@ -75,7 +76,9 @@ function answerClientError(err, socket, afterAnswers = (write) => write()) {
     `HTTP/1.1 ${status} ${REASONS[status]}\r\nConnection: close\r\n${type}` +
     `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
   const overflow = err.code === 'HPE_HEADER_OVERFLOW';
-  afterAnswers(() => {
+  // A timeout is answered at once: the client is too slow to wait for.
+  const timedOut = status === 408;
+  (timedOut ? (write) => write() : afterAnswers)(() => {
     if (!socket.writable) return;
     // A client that never stops sending is cut off after the grace period.
     const linger = setTimeout(() => socket.destroy(), LINGER_MS).unref();

@@ -117,7 +117,7 @@ function createHttpServer(handler, options = {}) {
     });
     // Node resumes a socket it paused for its own write backpressure; while
     // requests of ours wait, it stays paused.
-    socket.on('resume', () => (conn.queue.length || conn.closing) && pause(socket));
+    socket.on('resume', () => (conn.queue.length || conn.closing || conn.afterAnswers) && pause(socket));
     stopParsingWhenClosing(socket, conn);
   }
 
@@ -167,7 +167,15 @@ function createHttpServer(handler, options = {}) {
   function afterAnswers(socket, write) {
     const conn = connections.get(socket);
     if (!conn || (conn.active === 0 && conn.queue.length === 0)) return write();
-    conn.afterAnswers = write;
+    // Nothing after a bad head is parsed: the connection is not read until its refusal is written.
+    pause(socket);
+    // A client that does not read the answers before it keeps its place no longer than a request may take.
+    const deadline = setTimeout(() => socket.destroy(), limits.requestTimeoutMs).unref();
+    socket.once('close', () => clearTimeout(deadline));
+    conn.afterAnswers = () => {
+      clearTimeout(deadline);
+      write();
+    };
   }
 
   /** 503 at once, then read (and drop) what the client still sends for a while. */
@@ -235,7 +243,14 @@ function createHttpServer(handler, options = {}) {
   function next(socket, conn) {
     const waiting = conn.queue.shift();
     if (waiting) return dispatch(socket, conn, ...waiting);
-    if (conn.afterAnswers) return conn.afterAnswers();
+    if (conn.afterAnswers) {
+      if (conn.active) return; // pipelineDepth > 1: answers still being made
+      const write = conn.afterAnswers;
+      conn.afterAnswers = null;
+      // Read on while the refusal lingers, so the client's close is seen.
+      resume(socket);
+      return write();
+    }
     if (draining) readOn(conn);
     resume(socket);
   }
@@ -306,7 +321,8 @@ function isPipelined(req) {
 function pause(socket) {
   if (socket._paused) return;
   socket._paused = true;
-  socket.parser?.pause();
+  // Bun's sockets carry a parser without pause and resume.
+  if (typeof socket.parser?.pause === 'function') socket.parser.pause();
   socket.pause();
 }
 
@@ -315,7 +331,7 @@ function resume(socket) {
   // handler resumes the socket then.
   if (!socket._paused || socket.writableNeedDrain) return;
   socket._paused = false;
-  socket.parser?.resume();
+  if (typeof socket.parser?.resume === 'function') socket.parser.resume();
   socket.resume();
 }
 

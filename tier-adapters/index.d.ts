@@ -101,7 +101,7 @@ export function withTrapRecovery<T>(call: () => T, replaceInstance: () => void, 
  * Whether the HTTP server accepted a connection since last asked: `connected` goes to
  * createHttpServer's `arrivals` option, `sinceAsked` to an event-loop tier's `deferTurn`.
  */
-export function createArrivals(): { connected(): void; sinceAsked(): boolean };
+export function createArrivals(): { connected: () => void; sinceAsked: () => boolean };
 
 /** `status`, `expose` and `headers` follow the http-errors convention. */
 export class TierError extends Error {

@@ -1,5 +1,5 @@
 // The ES module entry: the CommonJS one's exports by name (one implementation,
-// so `instanceof TierError` holds across both). test/exports.test.js holds
+// so `instanceof TierError` holds across both). test/tooling/exports.test.js holds
 // the names to index.js's and index.d.ts's.
 import adapters from './index.js';
 

@@ -44,7 +44,7 @@ export function createHttpServer(
     onRefused?: (reason: 'connection_cap' | 'client_cap') => void;
     onPipelineOverflow?: () => void;
     /** Told of every accepted connection: createArrivals() of `tier-adapters`. */
-    arrivals?: { connected(): void };
+    arrivals?: { connected: () => void };
   },
 ): BoundedHttpServer;
 
@@ -61,7 +61,15 @@ export function httpResponseFor(
 ): [status: number, body: string, headers: Record<string, string>];
 
 /** express middleware: 414 for a request target longer than MAX_REQUEST_TARGET_BYTES. */
-export function refuseLongUris(req: IncomingMessage, res: ServerResponse, next: () => void): void;
+export function refuseLongUris(req: IncomingMessage, res: ExpressResponse, next: () => void): void;
+
+/** What refuseLongUris uses of an express response. */
+export interface ExpressResponse {
+  status(code: number): ExpressResponse;
+  type(type: string): ExpressResponse;
+  set(field: string, value: string): ExpressResponse;
+  send(body: string): unknown;
+}
 /** A request target hyper would refuse to parse (answer it 400 to agree with a hyper server). */
 export function isInvalidTarget(url: string): boolean;
 

@@ -1,5 +1,5 @@
 // The ES module entry of tier-adapters/server: server.js's exports by name.
-// test/exports.test.js holds the names to server.js's and server.d.ts's.
+// test/tooling/exports.test.js holds the names to server.js's and server.d.ts's.
 import server from './server.js';
 
 export const {

@@ -11,6 +11,10 @@
 //!
 //! Every allocation is exact-sized, so `qr_free(ptr, len)` can rebuild it.
 //! An empty text needs no allocation: pass pointer 0 and length 0.
+//!
+//! Nothing is built for any other target: the ABI passes addresses as u32s,
+//! and `qr_generate`/`qr_free` would clash with `qr_ffi`'s symbols.
+#![cfg(target_arch = "wasm32")]
 
 use std::alloc::{alloc, dealloc, Layout};
 

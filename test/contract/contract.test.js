@@ -4,7 +4,8 @@
 const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const { startTier } = require('../helpers/servers');
-const { get, getFresh, rawRequest, qrcodePath } = require('../helpers/http');
+const { get, getFresh, rawRequest, qrcodePath, parseResponses } = require('../helpers/http');
+const { connect } = require('../helpers/sockets');
 const { childPids, commName } = require('../helpers/processes');
 const { decodeQrPng } = require('../helpers/decode');
 const { TIERS, RUST_TIERS, SKIPPED } = require('../helpers/tiers');
@@ -102,6 +103,27 @@ for (const tier of TIERS) {
       const texts = Array.from({ length: 100 }, (_, i) => `concurrent ${i}`);
       const responses = await Promise.all(texts.map((t) => get(server.url, qrcodePath(t))));
       const decoded = await Promise.all(responses.map((res) => decodeQrPng(res.body)));
+      assert.deepEqual(
+        decoded.map(({ text }) => text),
+        texts,
+      );
+    });
+
+    it('answers requests pipelined on one connection, in order', async () => {
+      const texts = ['pipelined 1', 'pipelined 2', 'pipelined 3'];
+      const last = texts.length - 1;
+      const requests = texts.map(
+        (t, i) => `GET ${qrcodePath(t)} HTTP/1.1\r\nHost: x\r\n${i === last ? 'Connection: close\r\n' : ''}\r\n`,
+      );
+      const client = connect(server.url);
+      await client.connected;
+      client.socket.write(requests.join(''));
+      const answers = parseResponses(await client.closed);
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [200, 200, 200],
+      );
+      const decoded = await Promise.all(answers.map((a) => decodeQrPng(a.body)));
       assert.deepEqual(
         decoded.map(({ text }) => text),
         texts,

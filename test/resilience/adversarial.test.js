@@ -459,47 +459,44 @@ for (const tier of ['napi', 'axum']) {
       }
     });
 
-    it(
-      'closes connections whose client reads none of its answers, ' + 'even with every place under the cap taken',
-      async () => {
-        const server = await startTier(tier, { args: ['--max-connections', '20'] });
-        const port = Number(new URL(server.url).port);
-        try {
-          // Each pipelines in one write and never reads. qr_server reads all
-          // 2,000 requests: the answers fill both kernel buffers and its writes
-          // stall. node-server takes 33 at most (more closes the connection at
-          // once: maxPipelined), so here it has 33 answers written and goes idle.
-          const head = `GET ${qrcodePath('never read')} HTTP/1.1\r\nHost: x\r\n\r\n`;
-          const pipelined = tier === 'axum' ? 2000 : HTTP_LIMITS.maxPipelined + 1;
-          const attackers = Array.from({ length: 20 }, () => connect(server.url));
-          await Promise.all(attackers.map((a) => a.connected));
-          const opened = Date.now();
-          for (const a of attackers) {
-            a.socket.pause();
-            a.socket.write(head.repeat(pipelined));
-          }
-          await sleep(1000);
-          const locked = await getFresh(server.url, '/healthz');
-          assert.equal(locked.status, 503, 'every place under the cap is taken');
-          // The kernel's view: the client never notices a close it does not read.
-          await within(
-            waitFor(() => establishedOnPort(port) === 0, 60_000, 'the closes'),
-            IDLE_TIMEOUT_MS + 10_000,
-            'closing them',
-          );
-          const closedAfter = Date.now() - opened;
-          console.log(`# never-reading clients ${tier}: all 20 closed by ${closedAfter} ms`);
-          // 10 s from the last byte the kernel took, which is up to a few
-          // seconds after the attack starts (the answers fill both buffers first).
-          assert.ok(closedAfter < IDLE_TIMEOUT_MS + 5000, `closed after ${closedAfter} ms`);
-          const res = await getFresh(server.url, qrcodePath('served again'));
-          assert.equal((await decodeQrPng(res.body)).text, 'served again');
-          for (const a of attackers) a.socket.destroy();
-        } finally {
-          assert.equal(await server.stop(), 0);
+    it('closes connections whose client reads none of its answers, every place under the cap taken', async () => {
+      const server = await startTier(tier, { args: ['--max-connections', '20'] });
+      const port = Number(new URL(server.url).port);
+      try {
+        // Each pipelines in one write and never reads. qr_server reads all
+        // 2,000 requests: the answers fill both kernel buffers and its writes
+        // stall. node-server takes 33 at most (more closes the connection at
+        // once: maxPipelined), so here it has 33 answers written and goes idle.
+        const head = `GET ${qrcodePath('never read')} HTTP/1.1\r\nHost: x\r\n\r\n`;
+        const pipelined = tier === 'axum' ? 2000 : HTTP_LIMITS.maxPipelined + 1;
+        const attackers = Array.from({ length: 20 }, () => connect(server.url));
+        await Promise.all(attackers.map((a) => a.connected));
+        const opened = Date.now();
+        for (const a of attackers) {
+          a.socket.pause();
+          a.socket.write(head.repeat(pipelined));
         }
-      },
-    );
+        await sleep(1000);
+        const locked = await getFresh(server.url, '/healthz');
+        assert.equal(locked.status, 503, 'every place under the cap is taken');
+        // The kernel's view: the client never notices a close it does not read.
+        await within(
+          waitFor(() => establishedOnPort(port) === 0, 60_000, 'the closes'),
+          IDLE_TIMEOUT_MS + 10_000,
+          'closing them',
+        );
+        const closedAfter = Date.now() - opened;
+        console.log(`# never-reading clients ${tier}: all 20 closed by ${closedAfter} ms`);
+        // 10 s from the last byte the kernel took, which is up to a few
+        // seconds after the attack starts (the answers fill both buffers first).
+        assert.ok(closedAfter < IDLE_TIMEOUT_MS + 5000, `closed after ${closedAfter} ms`);
+        const res = await getFresh(server.url, qrcodePath('served again'));
+        assert.equal((await decodeQrPng(res.body)).text, 'served again');
+        for (const a of attackers) a.socket.destroy();
+      } finally {
+        assert.equal(await server.stop(), 0);
+      }
+    });
 
     it('answers connections past --max-connections with 503 "server busy" and closes them', async () => {
       const server = await startTier(tier, { args: ['--max-connections', '20'] });
@@ -584,52 +581,47 @@ for (const tier of ['napi', 'axum']) {
       }
     });
 
-    it(
-      'with 1,024 as the hard limit too: 1,100 connections, ' + 'those past the cap answered 503, none left silent',
-      async () => {
-        const server = await underLimit('1024:1024');
-        try {
-          // stderr, which may arrive after the ready line on stdout.
-          const cap = Number(
-            await waitFor(() => /at most (\d+) connections/.exec(server.output())?.[1], 5000, 'the cap line'),
-          );
-          assert.ok(cap > 500 && cap < 1024, `cap ${cap}`);
-          // In bursts of 100, within every listen backlog (Node 511, qr_server 1024).
-          const all = [];
-          for (let burst = 0; burst < 11; burst++) {
-            const opened = Array.from({ length: 100 }, () => connect(server.url));
-            await Promise.all(opened.map((c) => c.connected));
-            all.push(...opened);
-            await sleep(50);
-          }
-          // Refusals come at once; the held ones stay open and silent until the idle timeout.
-          await sleep(3000);
-          const refused = all.filter((c) => c.socket.destroyed || c.chunks.length);
-          const held = all.filter((c) => !refused.includes(c));
-          for (const c of refused) {
-            const [answer] = parseResponses(await within(c.closed, 5000, 'a refusal'));
-            assert.equal(answer?.status, 503);
-            assert.equal(answer.body.toString(), 'server busy');
-          }
-          console.log(
-            `# open-file limit 1024, ${name}: cap ${cap}, ${held.length} held, ${refused.length} answered 503`,
-          );
-          assert.equal(held.length, cap);
-          for (const c of held) c.socket.destroy();
-          const res = await waitFor(
-            async () => {
-              const r = await getFresh(server.url, qrcodePath('room again'));
-              return r.status === 200 && r;
-            },
-            5000,
-            'room again',
-          );
-          assert.equal((await decodeQrPng(res.body)).text, 'room again');
-        } finally {
-          assert.equal(await server.stop(), 0);
+    it('with 1,024 as the hard limit too: 1,100 connections, past the cap answered 503, none silent', async () => {
+      const server = await underLimit('1024:1024');
+      try {
+        // stderr, which may arrive after the ready line on stdout.
+        const cap = Number(
+          await waitFor(() => /at most (\d+) connections/.exec(server.output())?.[1], 5000, 'the cap line'),
+        );
+        assert.ok(cap > 500 && cap < 1024, `cap ${cap}`);
+        // In bursts of 100, within every listen backlog (Node 511, qr_server 1024).
+        const all = [];
+        for (let burst = 0; burst < 11; burst++) {
+          const opened = Array.from({ length: 100 }, () => connect(server.url));
+          await Promise.all(opened.map((c) => c.connected));
+          all.push(...opened);
+          await sleep(50);
         }
-      },
-    );
+        // Refusals come at once; the held ones stay open and silent until the idle timeout.
+        await sleep(3000);
+        const refused = all.filter((c) => c.socket.destroyed || c.chunks.length);
+        const held = all.filter((c) => !refused.includes(c));
+        for (const c of refused) {
+          const [answer] = parseResponses(await within(c.closed, 5000, 'a refusal'));
+          assert.equal(answer?.status, 503);
+          assert.equal(answer.body.toString(), 'server busy');
+        }
+        console.log(`# open-file limit 1024, ${name}: cap ${cap}, ${held.length} held, ${refused.length} answered 503`);
+        assert.equal(held.length, cap);
+        for (const c of held) c.socket.destroy();
+        const res = await waitFor(
+          async () => {
+            const r = await getFresh(server.url, qrcodePath('room again'));
+            return r.status === 200 && r;
+          },
+          5000,
+          'room again',
+        );
+        assert.equal((await decodeQrPng(res.body)).text, 'room again');
+      } finally {
+        assert.equal(await server.stop(), 0);
+      }
+    });
   });
 }
 

@@ -85,7 +85,7 @@ describe('JavaScript style', () => {
     t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
     const { status, output } = biomeLint(dir);
     assert.equal(status, 0, output);
-    assert.match(output, /Checked 1\d files/, 'the rendered files were found');
+    assert.ok(Number(/Checked (\d+) files/.exec(output)?.[1]) >= 10, `the rendered files were not found: ${output}`);
     // The same lint fails a rendered file with a fault in it.
     fs.appendFileSync(path.join(dir, 'ladder/js/server.js'), '\nconst unused = (a, b) => a;\n');
     assert.notEqual(biomeLint(dir).status, 0);

@@ -183,9 +183,7 @@ describe('createStdioPoolTier', () => {
   // A port that prints to stdout (a debug line, a `println!`): the frames are
   // out of step. Every call then fails (500) and the worker is replaced, the
   // cause logged; no call is ever answered with those bytes.
-  const junkTest =
-    'kills and replaces a worker that writes junk to stdout, first or in the middle, never answering with it';
-  it(junkTest, async (t) => {
+  it('kills and replaces a worker that writes junk to stdout, first or in the middle, never answering', async (t) => {
     // What the tier knows of its answers: upper-cased text, never empty.
     const checkAnswer = (status, payload) => status === 0 && payload.length > 0 && /^[^a-z]*$/.test(payload);
     const logs = [];
