@@ -67,37 +67,25 @@ export function defineConfig(config: BenchConfig): BenchConfig;
 /** Loads and checks a configuration file (default: bench.config.js in the current directory). */
 export function loadConfig(file?: string): BenchConfig & { file: string };
 export function tierOf(config: BenchConfig, name: string): BenchTier;
+/** How a tier's server is launched: its configuration, worker count, extra arguments, CPUs, environment, runtime. */
+export interface TierLaunchOptions {
+  config?: BenchConfig;
+  workers?: number;
+  args?: string[];
+  cpus?: string;
+  env?: NodeJS.ProcessEnv;
+  node?: string;
+  nodeArgs?: string[];
+}
+
 /** Starts a tier's server as the benchmark does; resolves once it prints its URL. */
-export function startTier(
-  tier: string,
-  options?: {
-    config?: BenchConfig;
-    workers?: number;
-    args?: string[];
-    cpus?: string;
-    env?: NodeJS.ProcessEnv;
-    node?: string;
-    nodeArgs?: string[];
-    timeoutMs?: number;
-  },
-): Promise<StartedServer>;
+export function startTier(tier: string, options?: TierLaunchOptions & { timeoutMs?: number }): Promise<StartedServer>;
 export function startServer(
   command: string,
   args: string[],
   options?: { env?: NodeJS.ProcessEnv; timeoutMs?: number; ready?: RegExp },
 ): Promise<StartedServer>;
-export function tierCommand(
-  tier: string,
-  options?: {
-    config?: BenchConfig;
-    workers?: number;
-    args?: string[];
-    cpus?: string;
-    env?: NodeJS.ProcessEnv;
-    node?: string;
-    nodeArgs?: string[];
-  },
-): [string, string[]];
+export function tierCommand(tier: string, options?: TierLaunchOptions): [string, string[]];
 export const READY_LINE: RegExp;
 
 /** A size pair the function saw: its input's and its output's bytes. */
