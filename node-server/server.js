@@ -215,6 +215,8 @@ async function serveCluster(options, log) {
   const adapter = loadTier(options.tier);
   // The primary's own: worker and upstream restarts, its process's figures.
   const metrics = createMetrics({ record: options.metrics, droppedLines: log.dropped });
+  // The operator's listener is the primary's: its answers carry the tier's label, as the workers' do.
+  metrics.label(options.tier);
   const collect = options.metrics ? serveClusterMetrics(metrics.registry) : null;
   const health = () => ({ tier: options.tier, pid: process.pid });
   const operator = await listenOperator(options, log, metrics, collect, health);
@@ -292,6 +294,8 @@ async function listenOperator(options, log, metrics, collect, health) {
     host,
     port,
     onError: (err) => log.error({ event: 'metrics', error: err.message }, 'metrics unavailable'),
+    // Its own answers counted too, as qr_server's layer counts its operator listener's.
+    observe: (req, res) => metrics.observe(req, res),
   }).catch((err) => {
     throw new Error(`cannot listen on ${host}:${port} for metrics: ${err.message}`);
   });

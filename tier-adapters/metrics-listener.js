@@ -19,11 +19,15 @@ const TEXT_PLAIN = 'text/plain; charset=utf-8';
  * /metrics with `collect()`'s text, /healthz with `health()` as JSON; any
  * other path 404, any other method 405, both with no body (axum's answers).
  * A failed collection is 503 `metrics unavailable`, passed to `onError`.
+ * `observe(req, res)` sees every request first, to count the listener's own
+ * answers as the public port's are (as a Rust server's layer around each
+ * listener's router does).
  * @param {{ collect: () => Promise<string>, contentType: string, health: () => object,
- *   host?: string, port?: number, onError?: (err: Error) => void }} options
+ *   host?: string, port?: number, onError?: (err: Error) => void,
+ *   observe?: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void }} options
  * @returns {Promise<{ url: string, close: () => Promise<void> }>} url: where /metrics is
  */
-async function listenMetrics({ collect, contentType, health, host = '127.0.0.1', port = 0, onError }) {
+async function listenMetrics({ collect, contentType, health, host = '127.0.0.1', port = 0, onError, observe }) {
   const exposition = shareCollections(collect);
   const answer = (req, res, status, headers, body = '') => {
     res.writeHead(status, { ...headers, 'Content-Length': Buffer.byteLength(body) });
@@ -31,6 +35,7 @@ async function listenMetrics({ collect, contentType, health, host = '127.0.0.1',
   };
   const { server, shutdown } = createHttpServer(
     (req, res) => {
+      observe?.(req, res);
       const path = req.url.split('?', 1)[0];
       if (path !== '/metrics' && path !== '/healthz') return answer(req, res, 404);
       if (req.method !== 'GET' && req.method !== 'HEAD') return answer(req, res, 405, { Allow: 'GET,HEAD' });

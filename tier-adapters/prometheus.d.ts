@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
 
 /**
@@ -34,4 +35,6 @@ export function listenMetrics(options: {
   host?: string;
   port?: number;
   onError?: (err: Error) => void;
+  /** Sees every request first: count the listener's own answers with it. */
+  observe?: (req: IncomingMessage, res: ServerResponse) => void;
 }): Promise<{ url: string; close: () => Promise<void> }>;

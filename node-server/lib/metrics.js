@@ -97,9 +97,13 @@ function createMetrics({ record = true, droppedLines = () => 0 } = {}) {
      * @param {{ name: string, tier: { running?: number, queued?: number }, openConnections: () => number }} watched
      */
     watch({ name, tier: watched, openConnections }) {
+      this.label(name);
+      sources = { tier: watched, openConnections };
+    },
+    /** The `tier` label alone, for a process that serves no tier (a cluster's primary). */
+    label(name) {
       tier = name;
       requests.tier = name;
-      sources = { tier: watched, openConnections };
     },
     /** Counts and times `req` once its answer is written. */
     observe(_req, res) {

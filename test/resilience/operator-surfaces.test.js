@@ -78,6 +78,17 @@ describe("/metrics only on the operator's listener", () => {
         assert.equal(JSON.parse(health.body).tier, tier);
         // Only what operators read: no QR codes there.
         assert.equal((await getFresh(operator, qrcodePath('operator'))).status, 404);
+        // Its own answers are counted as the public port's are (a scrape within 250 ms shares the last collection).
+        await sleep(300);
+        const again = (await getFresh(operator, '/metrics')).body.toString();
+        for (const [route, status] of [
+          ['/metrics', 200],
+          ['/healthz', 200],
+          ['/qrcode', 404],
+        ]) {
+          const series = `http_requests_total{route="${route}",status="${status}",tier="${tier}"} 1`;
+          assert.ok(again.split('\n').includes(series), `no ${series} in:\n${again}`);
+        }
       } finally {
         await server.stop();
       }
