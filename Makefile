@@ -123,6 +123,10 @@ lint: setup-bench
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 # Both Wasm crates and the core for Wasm with SIMD128, as shipped: linted so they keep compiling.
 	$(CARGO) clippy -p qr_wasm -p qr_wasm_raw --target wasm32-unknown-unknown -- -D warnings
+# create-rust-ladder's template where it sits: a workspace for the placeholder `ladder-example`,
+# whose binding files the QR ladder's crates compile too.
+	$(CARGO) fmt --manifest-path scaffold/template/ladder/Cargo.toml --all --check
+	$(CARGO) clippy --locked --manifest-path scaffold/template/ladder/Cargo.toml --target-dir target --workspace --all-targets -- -D warnings
 # The calibration's identity ladder (make build-calibration renders it): its port and what the template makes of it.
 	rustfmt --check --edition 2021 bench/calibration/port.rs bench/calibration/rpc.rs
 	clippy-driver --edition 2021 -D warnings -o target/identity_rpc-lint bench/calibration/rpc.rs
@@ -131,6 +135,8 @@ lint: setup-bench
 
 test-rust:
 	$(CARGO) test --locked --workspace
+	$(CARGO) test --locked --manifest-path scaffold/template/ladder/Cargo.toml --target-dir target \
+	  -p ladder_example_core -p ladder_example_cli -p ladder_example_ffi
 
 test-node:
 	npm test

@@ -98,6 +98,32 @@ export function createRpcTier(
 export function withTrapRecovery<T>(call: () => T, replaceInstance: () => void, name?: string): T;
 
 /**
+ * A wasm-bindgen module (the `nodejs` target's glue file) that a trap replaces: the function returned runs
+ * `call` against the current instance's exports; a trap loads the glue afresh and throws a WASM_TRAP TierError.
+ */
+export function loadWasmBindgen<E = Record<string, (...args: unknown[]) => unknown>>(
+  glue: string,
+  name?: string,
+): <T>(call: (exports: E) => T) => T;
+
+/**
+ * A library behind a plain C ABI (`u32 call(input, len, out_ptr, out_len)` and `void free(ptr, len)`),
+ * loaded by the runtime's own FFI: node:ffi (Node 26), bun:ffi or Deno.dlopen. The function returned
+ * gives `call`'s output for a string's UTF-8 bytes, or throws `decodeError(status, message)` (by
+ * default an Error with that `status`); on a Node with no node:ffi, loading throws `cAbiUnavailable(name)`.
+ */
+export function loadCAbi(options: {
+  library: string;
+  call: string;
+  free: string;
+  name?: string;
+  decodeError?: (status: number, message: string) => Error;
+}): (input: string) => Buffer;
+
+/** Why this runtime cannot load a C-ABI library for `name` (who needs it), or null. */
+export function cAbiUnavailable(name?: string): string | null;
+
+/**
  * Whether the HTTP server accepted a connection since last asked: `connected` goes to
  * createHttpServer's `arrivals` option, `sinceAsked` to an event-loop tier's `deferTurn`.
  */

@@ -1,9 +1,11 @@
 'use strict';
 
 // Turn any implementation of a hot function into a tier with the right
-// concurrency policy. Every factory returns `{ run(input, { signal }), close() }`:
-// bounded (past `maxQueue`, a 503 `server busy` with Retry-After), and a call
-// whose signal aborts (its client hung up) leaves the queue without running.
+// concurrency policy (loadCAbi and loadWasmBindgen make such a function of
+// a library behind a C ABI or a wasm-bindgen module).
+// Every factory returns `{ run(input, { signal }), close() }`: bounded (past
+// `maxQueue`, a 503 `server busy` with Retry-After), and a call whose signal
+// aborts (its client hung up) leaves the queue without running.
 // What serves the tiers is `tier-adapters/server`; logs and metrics are
 // `tier-adapters/log` and `tier-adapters/prometheus`.
 const { createEventLoopTier } = require('./event-loop-tier');
@@ -12,8 +14,9 @@ const { createStdioPoolTier } = require('./stdio-pool-tier');
 const { createSpawnTier, childFailed } = require('./spawn-tier');
 const { createHttpUpstreamTier } = require('./http-upstream-tier');
 const { createRpcTier } = require('./rpc-tier');
-const { withTrapRecovery } = require('./wasm-trap');
+const { withTrapRecovery, loadWasmBindgen } = require('./wasm-trap');
 const { createArrivals } = require('./arrivals');
+const { loadCAbi, cAbiUnavailable } = require('./c-abi');
 const { TierError } = require('./errors');
 
 module.exports = {
@@ -25,6 +28,9 @@ module.exports = {
   createHttpUpstreamTier,
   createRpcTier,
   withTrapRecovery,
+  loadWasmBindgen,
+  loadCAbi,
+  cAbiUnavailable,
   createArrivals,
   TierError,
 };

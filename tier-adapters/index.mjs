@@ -12,6 +12,9 @@ export const {
   createHttpUpstreamTier,
   createRpcTier,
   withTrapRecovery,
+  loadWasmBindgen,
+  loadCAbi,
+  cAbiUnavailable,
   createArrivals,
   TierError,
 } = adapters;

@@ -1,5 +1,6 @@
 'use strict';
 
+const path = require('node:path');
 const { TierError } = require('./errors');
 
 /**
@@ -18,4 +19,22 @@ function withTrapRecovery(call, replaceInstance, name = 'wasm') {
   }
 }
 
-module.exports = { withTrapRecovery };
+/**
+ * A wasm-bindgen module (the `nodejs` target's glue file, `glue`) that a
+ * trap replaces: `call(exports => exports.fn(input))` runs against the
+ * current instance, and a trap loads the glue afresh (a fresh require is a
+ * fresh instance with fresh memory) and throws WASM_TRAP.
+ * @param {string} glue @param {string} [name]
+ * @returns {<T>(call: (exports: Record<string, (...args: unknown[]) => unknown>) => T) => T}
+ */
+function loadWasmBindgen(glue, name = path.basename(glue, '.js')) {
+  let exports;
+  const instantiate = () => {
+    delete require.cache[require.resolve(glue)];
+    exports = require(glue);
+  };
+  instantiate();
+  return (call) => withTrapRecovery(() => call(exports), instantiate, name);
+}
+
+module.exports = { withTrapRecovery, loadWasmBindgen };

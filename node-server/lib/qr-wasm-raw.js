@@ -25,7 +25,7 @@ class QrWasmRaw {
     // Memory for exactly this input (UTF-8 bytes, not UTF-16 units).
     const len = Buffer.byteLength(text, 'utf8');
     const textPtr = len ? qr_alloc(len) : 0;
-    if (len && !textPtr) throw new Error('qr_wasm: out of memory');
+    if (len && !textPtr) throw new Error('qr_wasm_raw: out of memory');
     let status;
     try {
       encoder.encodeInto(text, this.bytes(textPtr, len));

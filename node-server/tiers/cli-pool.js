@@ -1,12 +1,13 @@
 'use strict';
 
 // Tier 1: a fixed pool of long-lived `qr_cli --serve` workers; the framed
-// protocol is qr_cli/src/serve.rs (a non-zero status is qr_lib::QrError::number).
+// protocol is create-rust-ladder's serve.rs (scaffold/template/ladder/cli/src/),
+// which qr_cli compiles: a non-zero status is qr_lib::QrError::number, or 255 for a panic.
 const os = require('node:os');
 const { isUtf8 } = require('node:buffer');
 const { createStdioPoolTier } = require('tier-adapters');
 const { binaryPath } = require('../lib/binaries');
-const { coreError, CORE_ERROR_CODES } = require('../lib/errors');
+const { coreError, CORE_ERROR_CODES, PANIC_STATUS } = require('../lib/errors');
 
 // The largest PNG the core can make, bounded: the widest symbol (version 25,
 // 117 modules, 125 with the quiet zone) at the smallest module size giving
@@ -23,10 +24,10 @@ const PNG_END = Buffer.from([0, 0, 0, 0, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x6
 
 /**
  * Whether a frame from `qr_cli --serve` is an answer: a PNG from its
- * signature to its end chunk, or a known error number with a short UTF-8
- * message. Bytes a port printed to stdout are neither; stdio-worker.js
- * kills and replaces a worker that sends them, failing its calls (500),
- * rather than hand them to a request.
+ * signature to its end chunk, or a known error number (a panic's included)
+ * with a short UTF-8 message. Bytes a port printed to stdout are neither;
+ * stdio-worker.js kills and replaces a worker that sends them, failing its
+ * calls (500), rather than hand them to a request.
  */
 function isAnswer(status, payload) {
   if (status === 0) {
@@ -36,7 +37,8 @@ function isAnswer(status, payload) {
       payload.subarray(payload.length - PNG_END.length).equals(PNG_END)
     );
   }
-  return status <= CORE_ERROR_CODES.length && payload.length <= MAX_ERROR_MESSAGE_BYTES && isUtf8(payload);
+  const known = status <= CORE_ERROR_CODES.length || status === PANIC_STATUS;
+  return known && payload.length <= MAX_ERROR_MESSAGE_BYTES && isUtf8(payload);
 }
 
 async function createTier({ maxQueue, onRestart, log, poolSize = os.availableParallelism() } = {}) {

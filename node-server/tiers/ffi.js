@@ -1,7 +1,8 @@
 'use strict';
 
-// Tier 3: qr_ffi, the core behind a plain C ABI, called through node:ffi on
-// the event loop: the `napi` tier without napi-rs.
+// Tier 3: qr_ffi, the core behind a plain C ABI, called through the
+// runtime's own FFI (node:ffi, bun:ffi, Deno.dlopen) on the event loop: the
+// `napi` tier without napi-rs.
 const { createEventLoopTier } = require('tier-adapters');
 const { loadQrFfi } = require('../lib/qr-ffi');
 

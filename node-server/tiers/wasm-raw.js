@@ -11,7 +11,7 @@ async function createTier({ maxQueue, deferTurn } = {}) {
   let instance = new QrWasmRaw(module_);
   const replaceInstance = () => (instance = new QrWasmRaw(module_));
   return createEventLoopTier(
-    (text) => withTrapRecovery(() => instance.generateQrCode(text), replaceInstance, 'qr_wasm'),
+    (text) => withTrapRecovery(() => instance.generateQrCode(text), replaceInstance, 'qr_wasm_raw'),
     {
       maxQueue,
       deferTurn,

@@ -1,10 +1,15 @@
 //! `qr_cli`: the core on the command line, one-shot or as a stdio worker.
 
+// `--serve` is create-rust-ladder's worker, compiled from its template.
+#[path = "../../scaffold/template/ladder/cli/src/serve.rs"]
 mod serve;
 
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
 use std::process::ExitCode;
+
+// The core's function on raw bytes, under the name `serve.rs` calls it by.
+use qr_lib::generate_qr_code_from_utf8 as core_function_from_utf8;
 
 const USAGE: &str = "\
 Usage:
@@ -24,6 +29,10 @@ const EXIT_USAGE: u8 = 2;
 const EXIT_BAD_TEXT: u8 = 65;
 const EXIT_FAILED: u8 = 70;
 const EXIT_IO: u8 = 74;
+
+/// The longest `--serve` frame, far past any valid text: a longer one means
+/// the stream is out of step.
+const MAX_REQUEST_BYTES: u32 = 1 << 20;
 
 enum Command {
     Help,
@@ -97,7 +106,7 @@ fn encode(input: Input) -> ExitCode {
             buf
         }
     };
-    match qr_lib::generate_qr_code_from_utf8(&text) {
+    match core_function_from_utf8(&text) {
         Ok(png) => match io::stdout().lock().write_all(&png) {
             Ok(()) => ExitCode::SUCCESS,
             Err(err) => {

@@ -13,6 +13,11 @@ const RUST_KEYWORDS = new Set(
   let loop match mod move mut pub ref return self static struct super trait true type unsafe use where while
   abstract become box do final gen macro override priv try typeof unsized virtual yield`.split(/\s+/),
 );
+// Names the generated code binds itself: the napi binding's alias of the
+// core's function (Rust), and what Node binds in every CommonJS module, where
+// the example service declares the function (JavaScript).
+const TEMPLATE_RUST_NAMES = new Set(['core_function']);
+const TEMPLATE_JS_NAMES = new Set(['require', 'module', 'exports']);
 const JS_RESERVED = new Set(
   `await break case catch class const continue debugger default delete do else enum export
   extends false finally for function if import in instanceof new null return super switch this throw true try
@@ -34,6 +39,8 @@ function spellings(name) {
   const taken = [
     RUST_KEYWORDS.has(names.snake) && `a Rust keyword (${names.snake})`,
     JS_RESERVED.has(names.camel) && `a JavaScript reserved word (${names.camel})`,
+    TEMPLATE_RUST_NAMES.has(names.snake) && `a name the generated Rust uses itself (${names.snake})`,
+    TEMPLATE_JS_NAMES.has(names.camel) && `a name every CommonJS module binds (${names.camel})`,
   ].filter(Boolean);
   if (taken.length) throw new Error(`"${name}" is ${taken.join(' and ')}: choose another name (e.g. ${name}-text)`);
   return names;

@@ -246,7 +246,8 @@ export const start: Promise<bench.StartedServer> = ` +
         made.stdout,
         /rust\/word-count\/ made \(the Rust as the template lays it out: cargo fmt, or --format/,
       );
-      assert.ok(fs.existsSync(path.join(app, 'service/rust/word-count/napi/src/word_count_task.rs')));
+      const napi = fs.readFileSync(path.join(app, 'service/rust/word-count/napi/src/lib.rs'), 'utf8');
+      assert.match(napi, /^pub fn word_count_sync\(env: Env, input: String\)/m);
     },
   );
 });

@@ -20,7 +20,8 @@ const { CORE_ERROR_CODES } = require('../../node-server/lib/errors');
 
 const SHIPPED = path.join(ROOT, 'target/release/libqr_ffi.so');
 const TESTING = TESTING_ENV.QR_FFI_LIB;
-const RUNNER = path.join(ROOT, 'test/fixtures/qr-ffi-runner.mjs');
+// create-rust-ladder's runner: the C ABI through tier-adapters' loadCAbi, under Bun or Deno.
+const RUNNER = path.join(ROOT, 'scaffold/template/ladder/test/ffi-runner.mjs');
 const PANIC_MESSAGE = 'qr_ffi panicked: test-only panic';
 /** [text, core code, message] */
 const ERRORS = [
@@ -107,11 +108,15 @@ for (const runtime of RUNTIMES) {
     const run = (library, texts) => {
       const file = path.join(dir, 'texts.json');
       fs.writeFileSync(file, JSON.stringify(texts));
-      const { status, stdout, stderr } = spawnSync(runtime.bin, scriptArgs(runtime, RUNNER, library, file), {
-        cwd: ROOT,
-        env: { ...process.env, RUST_BACKTRACE: '0' },
-        maxBuffer: 64 << 20,
-      });
+      const { status, stdout, stderr } = spawnSync(
+        runtime.bin,
+        scriptArgs(runtime, RUNNER, library, 'qr_generate', 'qr_free', file),
+        {
+          cwd: ROOT,
+          env: { ...process.env, RUST_BACKTRACE: '0' },
+          maxBuffer: 64 << 20,
+        },
+      );
       assert.equal(status, 0, stderr.toString());
       return JSON.parse(stdout);
     };
@@ -119,7 +124,7 @@ for (const runtime of RUNTIMES) {
     it("returns the napi addon's bytes and the core's errors", () => {
       const results = run(SHIPPED, [...TEXTS, ...ERRORS.map(([text]) => text)]);
       TEXTS.forEach((text, i) => {
-        assert.equal(results[i].png, addon.generateQrCodeSync(text).toString('base64'), text);
+        assert.equal(results[i].output, addon.generateQrCodeSync(text).toString('base64'), text);
       });
       ERRORS.forEach(([, code, message], i) => {
         assert.deepEqual(results[TEXTS.length + i], { status: CORE_ERROR_CODES.indexOf(code) + 1, message });
@@ -129,7 +134,7 @@ for (const runtime of RUNTIMES) {
     it('turns a Rust panic into a status and keeps working', () => {
       assert.deepEqual(run(TESTING, [PANIC_TEXT, 'still alive']), [
         { status: 255, message: PANIC_MESSAGE },
-        { png: addon.generateQrCodeSync('still alive').toString('base64') },
+        { output: addon.generateQrCodeSync('still alive').toString('base64') },
       ]);
     });
   });

@@ -345,7 +345,13 @@ describe('a panic in Rust, served over HTTP', () => {
   for (const tier of RUST_TIERS) {
     it(`tier ${tier}: that request gets 500, the next ones are served`, async () => {
       const server = await startTier(tier, { env: TESTING_ENV });
+      // The stdio workers answer a panic with its status (serve.rs's PANIC) and live on.
+      const workers = () => childPids(server.child.pid).filter((pid) => commName(pid) === 'qr_cli');
       try {
+        const before =
+          tier === 'cli-pool'
+            ? await waitFor(() => workers().length === os.availableParallelism() && workers(), 5000, 'workers')
+            : [];
         for (let i = 0; i < 2; i++) {
           const res = await get(server.url, qrcodePath(PANIC_TEXT));
           assert.equal(res.status, 500);
@@ -353,6 +359,7 @@ describe('a panic in Rust, served over HTTP', () => {
           const after = await get(server.url, qrcodePath(`after panic ${i}`));
           assert.equal((await decodeQrPng(after.body)).text, `after panic ${i}`);
         }
+        if (tier === 'cli-pool') assert.deepEqual(workers(), before, 'a worker was replaced');
       } finally {
         assert.equal(await server.stop(), 0);
       }

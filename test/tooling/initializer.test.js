@@ -114,6 +114,9 @@ describe('create-rust-ladder: what it writes', () => {
       ['type', /a Rust keyword/],
       ['new', /a JavaScript reserved word \(new\)/],
       ['do', /a Rust keyword \(do\) and a JavaScript reserved word \(do\)/],
+      // What the generated code binds itself: `pub fn core_function` beside its alias, `function module`.
+      ['core-function', /a name the generated Rust uses itself \(core_function\)/],
+      ['module', /a name every CommonJS module binds \(module\)/],
     ]) {
       assert.throws(
         () => spellings(word),

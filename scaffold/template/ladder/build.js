@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
 
-// Builds every Rust artifact of {{name}}: the CLI and the C-ABI library of
+// Builds every Rust artifact of ladder-example: the CLI and the C-ABI library of
 // the ffi crate (cargo, into target/release), the napi addon
 // (@napi-rs/cli, which also writes napi/index.js and index.d.ts) and the Wasm
 // package (wasm-pack, into wasm/pkg). Needs a Rust toolchain with the
@@ -27,6 +27,6 @@ const run = (command, args, cwd = HERE) => {
   execFileSync(command, args, { cwd, stdio: 'inherit' });
 };
 
-run('cargo', ['build', '--release', '-p', '{{snake}}_cli', '-p', '{{snake}}_ffi']);
+run('cargo', ['build', '--release', '-p', 'ladder_example_cli', '-p', 'ladder_example_ffi']);
 run(process.execPath, [napiCli, 'build', '--platform', '--release'], path.join(HERE, 'napi'));
 run('wasm-pack', ['--log-level', 'warn', 'build', 'wasm', '--release', '--target', 'nodejs', '--out-dir', 'pkg']);

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 'use strict';
 
-// The service: GET /{{name}}?input=... answers the function's output, run by
+// The service: GET /ladder-example?input=... answers the function's output, run by
 // the tier named by --tier, from tier-adapters' bounded HTTP server (limits,
 // timeouts, the pipelining gate, the connection cap, the drain on SIGTERM).
-// Prints "{{name}} (<tier>) listening on http://ADDR".
+// Prints "ladder-example (<tier>) listening on http://ADDR".
 const express = require('express');
 const { parseArgs } = require('node:util');
 const { createArrivals } = require('tier-adapters');
@@ -45,7 +45,7 @@ app.set('etag', false);
 app.set('x-powered-by', false);
 app.use(refuseLongUris);
 
-app.get('/{{name}}', async (req, res) => {
+app.get('/ladder-example', async (req, res) => {
   const { input } = req.query;
   if (typeof input !== 'string') return res.status(400).type('text/plain').send('input is required, once');
   // A client that goes away takes its queued work with it.
@@ -56,7 +56,7 @@ app.get('/{{name}}', async (req, res) => {
   } catch (err) {
     if (abort.signal.aborted) return;
     const [status, body, headers] = httpResponseFor(err, ANSWERS);
-    if (status >= 500 && status !== 503) console.error(`{{name}} failed (${values.tier}):`, err.message);
+    if (status >= 500 && status !== 503) console.error(`ladder-example failed (${values.tier}):`, err.message);
     res.status(status).set(headers).type('text/plain').send(body);
   }
 });
@@ -67,7 +67,7 @@ const maxConnections = connectionCap(Number(values['max-connections']), openFile
 const http = createHttpServer(app, { maxConnections, arrivals });
 http.server.listen(Number(values.port), values.host, () => {
   const { address, port } = http.server.address();
-  console.log(`{{name}} (${values.tier}) listening on http://${address}:${port}`);
+  console.log(`ladder-example (${values.tier}) listening on http://${address}:${port}`);
 });
 
 // Every request whose head has arrived is answered, then the tier closes.

@@ -9,7 +9,7 @@ const {
   createThreadPoolTier,
   createSpawnTier,
   createStdioPoolTier,
-  withTrapRecovery,
+  loadWasmBindgen,
   childFailed,
 } = require('tier-adapters');
 const reference = require('./reference');
@@ -18,28 +18,29 @@ const ffi = require('./ffi');
 
 const HERE = path.resolve(__dirname, '..');
 const RELEASE = path.resolve(process.env.CARGO_TARGET_DIR ?? path.join(HERE, 'target'), 'release');
-const CLI = path.join(RELEASE, '{{snake}}_cli');
+const CLI = path.join(RELEASE, 'ladder_example_cli');
 const FFI_LIBRARY = path.join(RELEASE, ffi.LIBRARY_FILE);
 const EXIT_BAD_INPUT = 65;
-const STDERR_LINE = /^{{snake}}_cli: (.*) \(([A-Z0-9_]+)\)$/m;
+const STDERR_LINE = /^ladder_example_cli: (.*) \(([A-Z0-9_]+)\)$/m;
 const THREADS = Number(process.env.UV_THREADPOOL_SIZE) || 4;
 
 function built(file, how) {
   if (!fs.existsSync(file)) throw new Error(`${file} not found: ${how}`);
   return file;
 }
-const BUILD = 'run `npm run {{name}}:build`';
+const BUILD = 'run `npm run ladder-example:build`';
 const cli = () => built(CLI, BUILD);
 const addon = () => require(built(path.join(HERE, 'napi/index.js'), BUILD));
 const wrapCoreError = (err) => (err.code ? coreError(err.code, err.message) : err);
 
 const TIERS = {
-  js: ({ maxQueue, deferTurn }) => createEventLoopTier((input) => reference.{{camel}}(input), { maxQueue, deferTurn }),
+  js: ({ maxQueue, deferTurn }) =>
+    createEventLoopTier((input) => reference.ladderExample(input), { maxQueue, deferTurn }),
   cli: ({ maxQueue }) =>
     createSpawnTier({
       command: cli(),
       args: ['-'],
-      name: '{{snake}}_cli',
+      name: 'ladder_example_cli',
       maxQueue,
       decodeFailure: (exit) => {
         const line = STDERR_LINE.exec(exit.stderr);
@@ -50,50 +51,54 @@ const TIERS = {
     createStdioPoolTier({
       command: cli(),
       args: ['--serve'],
-      name: '{{snake}}_cli',
+      name: 'ladder_example_cli',
       maxQueue,
       decodeError: (status, payload) => coreError(status, payload.toString('utf8')),
     }),
   wasm: ({ maxQueue, deferTurn }) => {
-    const pkg = built(path.join(HERE, 'wasm/pkg/{{snake}}_wasm.js'), BUILD);
-    let wasm;
-    // A fresh require is a fresh instance: what a trap leaves behind is gone.
-    const instantiate = () => {
-      delete require.cache[pkg];
-      wasm = require(pkg);
-    };
-    instantiate();
-    return createEventLoopTier((input) => {
-      let out;
-      try {
-        out = withTrapRecovery(() => wasm.{{camel}}(input), instantiate, '{{snake}}_wasm');
-      } catch (err) {
-        throw wrapCoreError(err);
-      }
-      return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
-    }, { maxQueue, deferTurn });
+    const glue = built(path.join(HERE, 'wasm/pkg/ladder_example_wasm.js'), BUILD);
+    // A trap loads the module afresh: what it left behind is gone.
+    const call = loadWasmBindgen(glue, 'ladder_example_wasm');
+    return createEventLoopTier(
+      (input) => {
+        let out;
+        try {
+          out = call((wasm) => wasm.ladderExample(input));
+        } catch (err) {
+          throw wrapCoreError(err);
+        }
+        return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+      },
+      { maxQueue, deferTurn },
+    );
   },
   napi: ({ maxQueue, deferTurn }) => {
-    const { {{camel}}Sync } = addon();
-    return createEventLoopTier((input) => {
-      try {
-        return {{camel}}Sync(input);
-      } catch (err) {
-        throw wrapCoreError(err);
-      }
-    }, { maxQueue, deferTurn });
+    const napi = addon();
+    return createEventLoopTier(
+      (input) => {
+        try {
+          return napi.ladderExampleSync(input);
+        } catch (err) {
+          throw wrapCoreError(err);
+        }
+      },
+      { maxQueue, deferTurn },
+    );
   },
-  // Needs node:ffi (Node 26): `unsupported('ffi')` says so elsewhere.
+  // Needs the runtime's own FFI (node:ffi on Node 26, bun:ffi, Deno.dlopen): `unsupported('ffi')` says so.
   ffi: ({ maxQueue, deferTurn }) => {
-    const {{camel}} = ffi.loadFfi(built(FFI_LIBRARY, BUILD));
-    return createEventLoopTier((input) => {{camel}}(input), { maxQueue, deferTurn });
+    const callLibrary = ffi.loadFfi(built(FFI_LIBRARY, BUILD));
+    return createEventLoopTier((input) => callLibrary(input), { maxQueue, deferTurn });
   },
   'napi-async': ({ maxQueue }) => {
-    const { {{camel}} } = addon();
-    return createThreadPoolTier((input) => {{camel}}(input).catch((err) => Promise.reject(wrapCoreError(err))), {
-      concurrency: THREADS * 16,
-      maxQueue,
-    });
+    const napi = addon();
+    return createThreadPoolTier(
+      (input) => napi.ladderExample(input).catch((err) => Promise.reject(wrapCoreError(err))),
+      {
+        concurrency: THREADS * 16,
+        maxQueue,
+      },
+    );
   },
 };
 

@@ -17,6 +17,7 @@ const reference = require('../js/reference');
 const { createTier, tierNames, unsupported, FFI_LIBRARY } = require('../js/tiers');
 const { httpResponseFor } = require('tier-adapters/server');
 const { ANSWERS, CODES } = require('../js/errors');
+const { SYMBOLS } = require('../js/ffi');
 
 const VALID = corpus.valid;
 const INVALID = corpus.invalid;
@@ -24,7 +25,7 @@ const INVALID = corpus.invalid;
 /** The reference's answer: [status, body, error code]. */
 function expected(input) {
   try {
-    return [200, reference.{{camel}}(input), undefined];
+    return [200, reference.ladderExample(input), undefined];
   } catch (err) {
     const [status, body] = httpResponseFor(err, ANSWERS);
     return [status, Buffer.from(body), err.code];
@@ -64,7 +65,10 @@ for (const name of tierNames) {
 
     it('gives the reference error for every invalid input', async () => {
       for (const [label, input] of INVALID) {
-        const err = await tier.run(input).then(() => assert.fail(`${label}: no error`), (e) => e);
+        const err = await tier.run(input).then(
+          () => assert.fail(`${label}: no error`),
+          (e) => e,
+        );
         const [status, body] = httpResponseFor(err, ANSWERS);
         const [wantStatus, wantBody, wantCode] = expected(input);
         assert.deepEqual([err.code, status, body], [wantCode, wantStatus, wantBody.toString()], label);
@@ -75,7 +79,7 @@ for (const name of tierNames) {
       const server = await startServer(name);
       try {
         for (const input of [VALID[0], ...INVALID.map(([, i]) => i)]) {
-          const res = await fetch(`${server.url}/{{name}}?input=${encodeURIComponent(input)}`);
+          const res = await fetch(`${server.url}/ladder-example?input=${encodeURIComponent(input)}`);
           const [status, body] = expected(input);
           assert.equal(res.status, status);
           assert.deepEqual(Buffer.from(await res.arrayBuffer()), body);
@@ -120,7 +124,7 @@ for (const { name, loader, args } of RUNTIMES) {
         const inputs = path.join(dir, 'inputs.json');
         fs.writeFileSync(inputs, JSON.stringify([...VALID, ...INVALID.map(([, input]) => input)]));
         const runner = path.join(__dirname, 'ffi-runner.mjs');
-        run = spawnSync(bin, [...args, runner, FFI_LIBRARY, inputs], {
+        run = spawnSync(bin, [...args, runner, FFI_LIBRARY, SYMBOLS.call, SYMBOLS.free, inputs], {
           cwd: path.join(__dirname, '..'),
           encoding: 'utf8',
           maxBuffer: 256 << 20,

@@ -1,4 +1,4 @@
-//! `{{snake}}`: the hot function, in Rust. Every binding (CLI, Wasm, napi)
+//! `ladder_example`: the hot function, in Rust. Every binding (CLI, Wasm, napi)
 //! calls this crate and owns no rule of its own.
 //!
 //! The generated body is a worked example (a URL slug: ASCII letters and
@@ -61,7 +61,7 @@ impl std::error::Error for Error {}
 
 /// The function: input text in, output bytes out. The bounds first, then
 /// the function itself (`port`).
-pub fn {{snake}}(input: &str) -> Result<Vec<u8>, Error> {
+pub fn ladder_example(input: &str) -> Result<Vec<u8>, Error> {
     if input.is_empty() {
         return Err(Error::EmptyInput);
     }
@@ -93,9 +93,9 @@ fn port(input: &str) -> Result<Vec<u8>, Error> {
 }
 
 /// The same for raw bytes (stdin, a frame): invalid UTF-8 is an error.
-pub fn {{snake}}_from_utf8(input: &[u8]) -> Result<Vec<u8>, Error> {
+pub fn ladder_example_from_utf8(input: &[u8]) -> Result<Vec<u8>, Error> {
     let text = std::str::from_utf8(input).map_err(|_| Error::InvalidUtf8)?;
-    {{snake}}(text)
+    ladder_example(text)
 }
 
 #[cfg(test)]
@@ -104,14 +104,24 @@ mod tests {
 
     #[test]
     fn refuses_what_is_out_of_bounds() {
-        assert_eq!({{snake}}(""), Err(Error::EmptyInput));
-        assert_eq!({{snake}}(&"a".repeat(MAX_INPUT_BYTES + 1)), Err(Error::InputTooLong));
-        assert_eq!({{snake}}_from_utf8(&[0xff]), Err(Error::InvalidUtf8));
+        let too_long = "a".repeat(MAX_INPUT_BYTES + 1);
+        for (input, want) in [
+            (&b""[..], Error::EmptyInput),
+            (too_long.as_bytes(), Error::InputTooLong),
+            (&[0xff], Error::InvalidUtf8),
+        ] {
+            assert_eq!(ladder_example_from_utf8(input), Err(want));
+        }
     }
 
     #[test]
     fn error_codes_and_numbers_are_distinct() {
-        let all = [Error::EmptyInput, Error::InputTooLong, Error::InvalidUtf8, Error::Invalid(String::new())];
+        let all = [
+            Error::EmptyInput,
+            Error::InputTooLong,
+            Error::InvalidUtf8,
+            Error::Invalid(String::new()),
+        ];
         for (i, a) in all.iter().enumerate() {
             assert_eq!(a.number() as usize, i + 1);
             assert!(all[i + 1..].iter().all(|b| b.code() != a.code()));

@@ -2,10 +2,10 @@
 
 // The service's hot function in JavaScript, as a team has it before any
 // Rust: a URL slug (ASCII letters and digits lowercased, every run of
-// anything else one `-`). rust/{{name}}/ ports it; replace both with yours.
+// anything else one `-`). rust/ladder-example/ ports it; replace both with yours.
 
 /** @param {string} input @returns {string} */
-function {{camel}}(input) {
+function ladderExample(input) {
   return input
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean)
@@ -13,4 +13,4 @@ function {{camel}}(input) {
     .join('-');
 }
 
-module.exports = { {{camel}} };
+module.exports = { ladderExample };
