@@ -17,17 +17,12 @@ use qr_lib::{generate_qr_code as core_function, QrError as CoreError};
 
 use task::CoreTask;
 
-/// QR-code PNG of `text`, computed on the calling thread. A failure throws
-/// an `Error` with the core's message and a stable `code` (`EMPTY_TEXT`,
-/// `TEXT_TOO_LONG`, ... or `PANIC`).
-#[napi]
-pub fn generate_qr_code_sync(env: Env, text: String) -> Result<Buffer> {
-    call::on_this_thread(&env, &text)
-}
-
-/// QR-code PNG of `text`, computed on libuv's thread pool; an aborted
-/// `signal` rejects a call still waiting for a thread.
-#[napi]
-pub fn generate_qr_code(text: String, signal: Option<AbortSignal>) -> AsyncTask<CoreTask> {
-    CoreTask::spawn(text, signal)
-}
+// `generateQrCodeSync(text)` and `generateQrCode(text, signal?)`: the QR-code
+// PNG of `text`, or an `Error` whose `code` is `EMPTY_TEXT`, `TEXT_TOO_LONG`,
+// `INVALID_UTF8`, `ENCODING_FAILED` or `PANIC`.
+call::export!(
+    generate_qr_code_sync,
+    generate_qr_code,
+    text,
+    "The QR-code PNG of `text`,"
+);

@@ -1,6 +1,7 @@
-//! One call of the core, on whichever thread, and its result as JS values.
-//! The crate root names the core's function and error type
-//! (`core_function`, `CoreError`); nothing here knows what they compute.
+//! One call of the core, on whichever thread, its result as JS values, and
+//! `export!`, which declares the addon's two functions. The crate root names
+//! the core's function and error type (`core_function`, `CoreError`) and the
+//! functions; nothing here knows what they compute.
 
 use std::panic::{self, AssertUnwindSafe};
 
@@ -70,3 +71,32 @@ pub(crate) fn to_buffer(
     let output = result.map_err(|failure| js_error(env, failure))?;
     BufferSlice::copy_from(env, output)?.into_buffer(env)
 }
+
+/// Declares the addon's API under the crate's names, in the @node-rs style:
+/// `$sync($input)` on the calling thread, and `$async_fn($input, signal?)`,
+/// an `AsyncTask` on libuv's thread pool. `$input` names the TypeScript
+/// parameter, and `$what` ("The ... of `input`,") opens both JSDoc comments.
+/// The expansion names what the crate root imports: napi's prelude,
+/// `napi_derive::napi`, `call` and `task::CoreTask`. The JSDoc is written as
+/// plain strings: napi-derive copies a doc comment passed through a macro
+/// with its `r"` quoting.
+macro_rules! export {
+    ($sync:ident, $async_fn:ident, $input:ident, $what:literal) => {
+        #[doc = $what]
+        #[doc = "computed on the calling thread. A failure throws an `Error` with the"]
+        #[doc = "core's message and its stable `code` (or `PANIC`)."]
+        #[napi]
+        pub fn $sync(env: Env, $input: String) -> Result<Buffer> {
+            call::on_this_thread(&env, &$input)
+        }
+
+        #[doc = $what]
+        #[doc = "computed on libuv's thread pool. An aborted `signal` rejects a call still"]
+        #[doc = "waiting for a thread; a failure rejects with the `Error` the sync call throws."]
+        #[napi]
+        pub fn $async_fn($input: String, signal: Option<AbortSignal>) -> AsyncTask<CoreTask> {
+            CoreTask::spawn($input, signal)
+        }
+    };
+}
+pub(crate) use export;

@@ -15,16 +15,10 @@ use ladder_example_core::{ladder_example as core_function, Error as CoreError};
 
 use task::CoreTask;
 
-/// The core's output for `input`, computed on the calling thread. A failure
-/// throws an `Error` with the core's message and `code`.
-#[napi]
-pub fn ladder_example_sync(env: Env, input: String) -> Result<Buffer> {
-    call::on_this_thread(&env, &input)
-}
-
-/// The core's output for `input`, computed on libuv's thread pool; an
-/// aborted `signal` rejects a call still waiting for a thread.
-#[napi]
-pub fn ladder_example(input: String, signal: Option<AbortSignal>) -> AsyncTask<CoreTask> {
-    CoreTask::spawn(input, signal)
-}
+// `ladderExampleSync(input)` and `ladderExample(input, signal?)`.
+call::export!(
+    ladder_example_sync,
+    ladder_example,
+    input,
+    "The core's output for `input`,"
+);
