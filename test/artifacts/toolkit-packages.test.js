@@ -247,7 +247,7 @@ export const start: Promise<bench.StartedServer> = ` +
         /rust\/word-count\/ made \(the Rust as the template lays it out: cargo fmt, or --format/,
       );
       const napi = fs.readFileSync(path.join(app, 'service/rust/word-count/napi/src/lib.rs'), 'utf8');
-      assert.match(napi, /^call::export!\(word_count_sync, word_count, input, /m);
+      assert.match(napi, /^call::export!\(\s*word_count_sync,\s*word_count,\s*input,/m);
     },
   );
 });
