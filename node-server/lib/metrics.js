@@ -87,6 +87,11 @@ function createMetrics({ record = true, droppedLines = () => 0 } = {}) {
   });
   // Event-loop delay (nodejs_eventloop_lag_*), heap, GC, CPU and the rest.
   if (record) collectDefaultMetrics({ register: registry });
+  /** The `tier` label of every series from now on. */
+  const label = (name) => {
+    tier = name;
+    requests.tier = name;
+  };
 
   return {
     registry,
@@ -97,14 +102,11 @@ function createMetrics({ record = true, droppedLines = () => 0 } = {}) {
      * @param {{ name: string, tier: { running?: number, queued?: number }, openConnections: () => number }} watched
      */
     watch({ name, tier: watched, openConnections }) {
-      this.label(name);
+      label(name);
       sources = { tier: watched, openConnections };
     },
     /** The `tier` label alone, for a process that serves no tier (a cluster's primary). */
-    label(name) {
-      tier = name;
-      requests.tier = name;
-    },
+    label,
     /** Counts and times `req` once its answer is written. */
     observe(_req, res) {
       if (!record) return;
