@@ -28,6 +28,12 @@ describe('create-rust-ladder template', () => {
     assert.match(files.get('napi/package.json'), /"name": "csv-to-json-napi"/);
     assert.match(files.get('js/tiers.js'), /reference\.csvToJson\(input\)/);
     assert.match(files.get('Cargo.toml'), /\[profile\.release\.package\.csv_to_json_cli\]/);
+    // A file name: the example service's function.
+    assert.deepEqual([...render('service', spellings('csv-to-json')).keys()].sort(), [
+      '.gitignore',
+      'README.md',
+      'src/csv-to-json.js',
+    ]);
   });
 
   it("renames in one pass: a spelling of the team's name may contain another of the placeholder's", () => {
