@@ -6,9 +6,32 @@
  * @param {import('./tier-config').BenchConfig} config
  */
 function variant(config, tierName, name, ...args) {
-  const base = config.tiers.find((t) => t.name === tierName);
-  if (!base) throw new Error(`no tier "${tierName}" to vary`);
+  const base = tierToVary(config, tierName);
   return { ...base, name, command: (options) => [...base.command(options), ...args] };
 }
 
-module.exports = { variant };
+/**
+ * The same, with the runtime's own flags (`--max-semi-space-size=4`) right
+ * after its executable, where the tier's command starts with it.
+ * @param {import('./tier-config').BenchConfig} config
+ */
+function runtimeFlagsVariant(config, tierName, name, ...flags) {
+  const base = tierToVary(config, tierName);
+  return {
+    ...base,
+    name,
+    command: (options) => {
+      const [exe, ...rest] = base.command(options);
+      if (exe !== options.node) throw new Error(`tier "${tierName}" does not start with the runtime: no flags for it`);
+      return [exe, ...flags, ...rest];
+    },
+  };
+}
+
+function tierToVary(config, tierName) {
+  const base = config.tiers.find((t) => t.name === tierName);
+  if (!base) throw new Error(`no tier "${tierName}" to vary`);
+  return base;
+}
+
+module.exports = { variant, runtimeFlagsVariant };
