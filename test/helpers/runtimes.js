@@ -29,10 +29,16 @@ function serverRuntime() {
   return runtime;
 }
 
-/** Where the servers run on Bun or Deno: launch.js's `node` and `nodeArgs` for them. */
+/**
+ * Where the servers run on Bun or Deno: launch.js's `node` and `nodeArgs` for
+ * them; on Node, the flags QR_TEST_NODE_ARGS gives (`--max-semi-space-size=4`).
+ */
 function serverLaunchOptions() {
   const runtime = serverRuntime();
-  if (!runtime) return {};
+  if (!runtime) {
+    const nodeArgs = (process.env.QR_TEST_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    return nodeArgs.length ? { nodeArgs } : {};
+  }
   return { node: runtime.bin, nodeArgs: runtimeArgs(runtime) };
 }
 
