@@ -169,4 +169,4 @@ function summary(xs) {
   return { median: median(v), mean: mean(v), min: Math.min(...v), max: Math.max(...v), n: v.length };
 }
 
-module.exports = { mean, sd, median, percentile, t975, ratioInterval, invert, bootstrap, twoModes, summary };
+module.exports = { mean, sd, median, percentile, t975, ratioInterval, invert, seeded, bootstrap, twoModes, summary };

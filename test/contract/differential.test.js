@@ -12,6 +12,7 @@ const net = require('node:net');
 const { startTier } = require('../helpers/servers');
 const { decodeQrPng } = require('../helpers/decode');
 const { TIERS, RUST_TIERS } = require('../helpers/tiers');
+const { seeded } = require('../../bench/lib/stats');
 
 const RANDOM_TARGETS = Number(process.env.DIFFERENTIAL_TARGETS ?? 10_000);
 const SEED = Number(process.env.DIFFERENTIAL_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -151,18 +152,6 @@ async function assertSame(subject, reference, what, { samePng = true } = {}) {
       `${what}: the decoded text`,
     );
   }
-}
-
-/** mulberry32: small, seedable, good enough to spread cases. */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 // Pieces a target is made of: mostly what a query holds, often a `text=`,
@@ -319,7 +308,7 @@ describe('node-server and qr_server answer the same request bytes alike', () => 
 
   it(`${RANDOM_TARGETS} random request targets, tier napi (seed ${SEED})`, async () => {
     const server = await startTier('napi');
-    const next = random(SEED);
+    const next = seeded(SEED);
     const requests = Array.from({ length: RANDOM_TARGETS }, () =>
       request(next() < 0.9 ? 'GET' : 'HEAD', randomTarget(next)),
     );
