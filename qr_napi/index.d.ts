@@ -10,15 +10,15 @@
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
- * The QR-code PNG of `text`,
- * computed on libuv's thread pool. An aborted `signal` rejects a call still
+ * The QR-code PNG of `text`.
+ * Computed on libuv's thread pool. An aborted `signal` rejects a call still
  * waiting for a thread; a failure rejects with the `Error` the sync call throws.
  */
 export declare function generateQrCode(text: string, signal?: AbortSignal | undefined | null): Promise<Buffer>
 
 /**
- * The QR-code PNG of `text`,
- * computed on the calling thread. A failure throws an `Error` with the
+ * The QR-code PNG of `text`.
+ * Computed on the calling thread. A failure throws an `Error` with the
  * core's message and its stable `code` (or `PANIC`).
  */
 export declare function generateQrCodeSync(text: string): Buffer

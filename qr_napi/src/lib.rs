@@ -24,5 +24,5 @@ call::export!(
     generate_qr_code_sync,
     generate_qr_code,
     text,
-    "The QR-code PNG of `text`,"
+    "The QR-code PNG of `text`."
 );

@@ -75,7 +75,9 @@ pub(crate) fn to_buffer(
 /// Declares the addon's API under the crate's names, in the @node-rs style:
 /// `$sync($input)` on the calling thread, and `$async_fn($input, signal?)`,
 /// an `AsyncTask` on libuv's thread pool. `$input` names the TypeScript
-/// parameter, and `$what` ("The ... of `input`,") opens both JSDoc comments.
+/// parameter, and `$what` ("The ... of `input`.") opens both JSDoc comments:
+/// napi-derive puts a line break after each doc attribute, so it is a whole
+/// sentence.
 /// The expansion names what the crate root imports: napi's prelude,
 /// `napi_derive::napi`, `call` and `task::CoreTask`. The JSDoc is written as
 /// plain strings: napi-derive copies a doc comment passed through a macro
@@ -83,7 +85,7 @@ pub(crate) fn to_buffer(
 macro_rules! export {
     ($sync:ident, $async_fn:ident, $input:ident, $what:literal) => {
         #[doc = $what]
-        #[doc = "computed on the calling thread. A failure throws an `Error` with the"]
+        #[doc = "Computed on the calling thread. A failure throws an `Error` with the"]
         #[doc = "core's message and its stable `code` (or `PANIC`)."]
         #[napi]
         pub fn $sync(env: Env, $input: String) -> Result<Buffer> {
@@ -91,7 +93,7 @@ macro_rules! export {
         }
 
         #[doc = $what]
-        #[doc = "computed on libuv's thread pool. An aborted `signal` rejects a call still"]
+        #[doc = "Computed on libuv's thread pool. An aborted `signal` rejects a call still"]
         #[doc = "waiting for a thread; a failure rejects with the `Error` the sync call throws."]
         #[napi]
         pub fn $async_fn($input: String, signal: Option<AbortSignal>) -> AsyncTask<CoreTask> {

@@ -20,5 +20,5 @@ call::export!(
     ladder_example_sync,
     ladder_example,
     input,
-    "The core's output for `input`,"
+    "The core's output for `input`."
 );
