@@ -206,15 +206,26 @@ async function main() {
       `create-rust-ladder: rust/${name}/ made${layout}: the Rust port of ${file}#${exportName}, its tiers, ` +
         'a parity test and a benchmark.',
       `Next, in ${dir}:`,
-      '  npm install                 # what package.json gained',
-      `  npm run ${name}:profile # first: what a port of ${exportName} can buy, and which tier to try (no Rust needed)`,
-      `  npm run ${name}:build   # every binding: needs cargo, rustup target add wasm32-unknown-unknown, wasm-pack`,
-      `  npm run ${name}:test    # Rust unit tests, then every tier against ${exportName}`,
-      `  npm run ${name}:bench   # rust/${name}/bench-out/report.md`,
+      ...aligned([
+        ['npm install', 'what package.json gained'],
+        [
+          `npm run ${name}:profile`,
+          `first: what a port of ${exportName} can buy, and which tier to try (no Rust needed)`,
+        ],
+        [`npm run ${name}:build`, 'every binding: needs cargo, rustup target add wasm32-unknown-unknown, wasm-pack'],
+        [`npm run ${name}:test`, `Rust unit tests, then every tier against ${exportName}`],
+        [`npm run ${name}:bench`, `rust/${name}/bench-out/report.md`],
+      ]),
       last,
     ].join('\n'),
   );
   return 0;
+}
+
+/** Commands with their comments in one column, whatever the name's length. */
+function aligned(lines) {
+  const width = Math.max(...lines.map(([command]) => command.length));
+  return lines.map(([command, comment]) => `  ${command.padEnd(width)} # ${comment}`);
 }
 
 if (require.main === module) main().then((code) => (process.exitCode = code));
