@@ -11,12 +11,14 @@ function variant(config, tierName, name, ...args) {
 }
 
 /**
- * The same, with the runtime's own flags (`--max-semi-space-size=4`) right
- * after its executable, where the tier's command starts with it.
+ * The same, with Node's own flags (`--max-semi-space-size=4`) right after its
+ * executable; throws for a tier whose command does not start with it, and for
+ * a launcher, whose servers would not get them.
  * @param {import('./tier-config').BenchConfig} config
  */
 function runtimeFlagsVariant(config, tierName, name, ...flags) {
   const base = tierToVary(config, tierName);
+  if (base.launcher) throw new Error(`tier "${tierName}" is a launcher: its servers would not get ${flags.join(' ')}`);
   return {
     ...base,
     name,

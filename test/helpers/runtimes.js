@@ -35,10 +35,9 @@ function serverRuntime() {
  */
 function serverLaunchOptions() {
   const runtime = serverRuntime();
-  if (!runtime) {
-    const nodeArgs = (process.env.QR_TEST_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    return nodeArgs.length ? { nodeArgs } : {};
-  }
+  const nodeArgs = (process.env.QR_TEST_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  if (!runtime) return nodeArgs.length ? { nodeArgs } : {};
+  if (nodeArgs.length) throw new Error(`QR_TEST_NODE_ARGS is for Node: not with QR_TEST_RUNTIME=${runtime.name}`);
   return { node: runtime.bin, nodeArgs: runtimeArgs(runtime) };
 }
 

@@ -327,17 +327,18 @@ describe('header bombs, ten connections at a time', () => {
 
 // The same bomb from a client that hangs up as soon as it is written: ten
 // connections at a time, each replaced at once, answered or not. That is a
-// connection storm, whatever it sends, and its churn grows V8's young
-// generation to its cap (32 MB semi-spaces on Node 26) whatever node-server
-// does with each connection: node-server alone is held to the read-ahead's
-// bound. A smaller cap bounds it tighter at a cost in throughput
-// (docs/operations.md, "Connection storms"; QR_TEST_NODE_ARGS gives the
-// servers Node flags). What bounds it cheaply is in front of Node: the
-// shipped nginx answers such heads itself, and is held to the bombs' bound.
+// connection storm, whatever it sends: garbage waiting for V8's young-
+// generation collections, whatever node-server does with each connection,
+// and V8 enlarges its young generation to its cap under that churn.
+// node-server alone is held to the attacks' bound. A smaller cap bounds it
+// tighter at a cost in throughput (docs/operations.md, "Connection storms";
+// QR_TEST_NODE_ARGS gives the servers Node flags). What bounds it cheaply is
+// in front of Node: the shipped nginx answers such heads itself, and is held
+// to the bombs' bound.
 describe('header bombs from a client that does not wait for answers', () => {
   const bomb = BOMBS['10,000 small headers'];
   const subjects = [
-    // On the pinned line: Node 22 and 24 grew by 75 to 115 MB (docs/operations.md).
+    // Pinned line only: Node 22 and 24 grew by 74 to 115 MB (docs/operations.md).
     {
       what: 'node-server alone, tier napi',
       bound: MAX_GROWTH_BYTES,
@@ -352,6 +353,7 @@ describe('header bombs from a client that does not wait for answers', () => {
           path.join(ROOT, 'deploy/start.js'),
           ...['--port', '0', '--qr-servers', '1', '--tier', 'napi'],
         ]),
+      // nginx answers the storm, whichever Node line runs the rest.
       skip: PINNED_LINE_ONLY,
     },
   ];

@@ -1,6 +1,6 @@
 'use strict';
 
-// Every tier under 200 connections for half a minute: nothing fails. Throughput
+// Every tier under 200 connections for 15 s: nothing fails. Throughput
 // is the benchmark's business; this checks that sustained load loses nothing.
 const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
