@@ -273,6 +273,30 @@ const BOMBS = {
     `${Array.from({ length: 10_000 }, (_, i) => `X-${i}: y\r\n`).join('')}\r\n`,
   'one 1 MiB header': `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(1 << 20)}\r\n\r\n`,
 };
+/**
+ * Ten connections at a time for 4 s, each made by `open(next)`, which calls
+ * `next` to replace it, while another client asks for QR codes: how many
+ * were made, what the server's tree grew over its idle RSS, and what the
+ * other client saw.
+ */
+async function tenAtATime(server, open) {
+  const peak = rssPeak(server.child.pid);
+  const idle = sampleTree(server.child.pid).rss;
+  let running = true;
+  let sent = 0;
+  const next = () => {
+    if (!running) return;
+    sent++;
+    open(next);
+  };
+  for (let i = 0; i < 10; i++) next();
+  const client = victim(server.url);
+  await sleep(4000);
+  running = false;
+  const seen = await client.stop();
+  return { sent, growth: peak.stop() - idle, seen };
+}
+
 describe('header bombs, ten connections at a time', () => {
   // node-server answers a head past 16 KiB after 100 ms with the connection
   // unread (tier-adapters/http-limits.js): at Node's own pace, some 9,000
@@ -285,28 +309,16 @@ describe('header bombs, ten connections at a time', () => {
         await warmUp(server.url);
         for (const [kind, bomb] of Object.entries(BOMBS)) {
           await sleep(500);
-          const peak = rssPeak(server.child.pid);
-          const idle = sampleTree(server.child.pid).rss;
-          let running = true;
-          let sent = 0;
           const statuses = new Set();
-          const launch = () => {
-            if (!running) return;
-            sent++;
+          const { sent, growth, seen } = await tenAtATime(server, (next) => {
             const c = connect(server.url);
             c.socket.write(bomb);
             c.closed.then((answer) => {
               const status = parseResponses(answer)[0]?.status;
               if (status) statuses.add(status);
-              launch();
+              next();
             });
-          };
-          for (let i = 0; i < 10; i++) launch();
-          const client = victim(server.url);
-          await sleep(4000);
-          running = false;
-          const seen = await client.stop();
-          const growth = peak.stop() - idle;
+          });
           const waits = `victim p50 ${seen.p50.toFixed(1)} ms, max ${seen.max.toFixed(1)} ms`;
           console.log(`# header bombs, ${kind}, ${tier}: ${sent} sent, +${(growth / MB).toFixed(1)} MB, ${waits}`);
           assert.ok(growth < MAX_BOMB_GROWTH_BYTES, `${kind}: grew ${(growth / MB).toFixed(1)} MB`);
@@ -363,25 +375,13 @@ describe('header bombs from a client that does not wait for answers', () => {
       try {
         await warmUp(server.url);
         await sleep(500);
-        const peak = rssPeak(server.child.pid);
-        const idle = sampleTree(server.child.pid).rss;
-        let running = true;
-        let sent = 0;
         const { hostname, port } = new URL(server.url);
-        const launch = () => {
-          if (!running) return;
-          sent++;
+        const { sent, growth, seen } = await tenAtATime(server, (next) => {
           const socket = net.connect(Number(port), hostname);
           socket.on('error', () => {});
-          socket.on('close', launch);
+          socket.on('close', next);
           socket.write(bomb, () => socket.destroy());
-        };
-        for (let i = 0; i < 10; i++) launch();
-        const client = victim(server.url);
-        await sleep(4000);
-        running = false;
-        const seen = await client.stop();
-        const growth = peak.stop() - idle;
+        });
         console.log(
           `# header bombs, not waiting, ${what}: ${sent} sent, +${(growth / MB).toFixed(1)} MB, ` +
             `victim p50 ${seen.p50.toFixed(1)} ms, max ${seen.max.toFixed(1)} ms`,
