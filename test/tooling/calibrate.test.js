@@ -82,10 +82,11 @@ describe('boundary calibration', { timeout: 120_000 }, () => {
     const { cli, 'cli-pool': pool, 'napi-async': async, napi, rpc } = result.tiers;
     // A process per call: its CPU (exec, start-up, the call) is in the children this process reaped.
     assert.ok(cli.childrenUs > 100, `cli: ${JSON.stringify(cli)}`);
+    // Live children's CPU is read in clock ticks (10 ms): a few in a 0.3 s window, so "counted at all".
     // Stdio workers, alive all through the window.
-    assert.ok(pool.childrenUs > 0.5, `cli-pool: ${JSON.stringify(pool)}`);
+    assert.ok(pool.childrenUs > 0, `cli-pool: ${JSON.stringify(pool)}`);
     // The Rust service of the hop, a child too, reading frames and writing answers.
-    assert.ok(rpc.childrenUs > 0.5, `rpc: ${JSON.stringify(rpc)}`);
+    assert.ok(rpc.childrenUs > 0, `rpc: ${JSON.stringify(rpc)}`);
     for (const name of ['js', 'wasm', 'napi', 'napi-async']) assert.equal(result.tiers[name].childrenUs, 0, name);
     // This process's threads besides the main one: libuv's pool, V8's. A few µs a call on an idle
     // machine; on a busy one the pool's threads wake less often, so only "counted at all" holds.
