@@ -4,10 +4,7 @@
 use super::bit_writer::BitWriter;
 use super::huffman::{canonical_codes, code_lengths};
 use super::matching::match_len;
-use super::tables::{
-    dist_code, length_code, CL_ORDER, DIST_BASE, DIST_EXTRA, END_OF_BLOCK, LENGTH_BASE,
-    LENGTH_EXTRA,
-};
+use super::tables::{dist_code, CL_ORDER, DIST_BASE, DIST_EXTRA, END_OF_BLOCK, LENGTH_SYMBOL};
 use super::tokens::Token;
 
 /// Writes `tokens` (whose literal runs are in `lines`) as one final block
@@ -25,7 +22,7 @@ pub fn write_block(out: &mut Vec<u8>, tokens: &[Token], lines: &[u8]) {
             }
             Token::Literal(x) => lit_freq[x as usize] += 1,
             Token::Match { len, dist } => {
-                lit_freq[257 + length_code(len)] += 1;
+                lit_freq[257 + (LENGTH_SYMBOL[len as usize] & 0xFF) as usize] += 1;
                 dist_freq[dist_code(dist)] += 1;
             }
         }
@@ -97,13 +94,19 @@ pub fn write_block(out: &mut Vec<u8>, tokens: &[Token], lines: &[u8]) {
                 w.bits(lit_codes[x as usize], lit_lens[x as usize]);
             }
             Token::Match { len, dist } => {
+                // Each code with its extra bits above it, in one write.
                 w.make_room(48);
-                let lc = length_code(len);
-                w.bits(lit_codes[257 + lc], lit_lens[257 + lc]);
-                w.bits(u32::from(len - LENGTH_BASE[lc]), LENGTH_EXTRA[lc]);
+                let symbol = LENGTH_SYMBOL[len as usize];
+                let lc = 257 + (symbol & 0xFF) as usize;
+                let bits = lit_lens[lc];
+                w.bits(
+                    lit_codes[lc] | (symbol >> 16) << bits,
+                    bits + (symbol >> 8) as u8,
+                );
                 let dc = dist_code(dist);
-                w.bits(dist_codes[dc], dist_lens[dc]);
-                w.bits(u32::from(dist - DIST_BASE[dc]), DIST_EXTRA[dc]);
+                let bits = dist_lens[dc];
+                let extra = u32::from(dist - DIST_BASE[dc]);
+                w.bits(dist_codes[dc] | extra << bits, bits + DIST_EXTRA[dc]);
             }
         }
     }

@@ -3,10 +3,8 @@
 /// Huffman code lengths for `freq`, none longer than `max_len`. Symbols with
 /// frequency 0 get length 0; a lone symbol gets length 1.
 pub fn code_lengths<const N: usize>(freq: &[u32; N], max_len: u8) -> [u8; N] {
-    // `max` rather than `all`: no early exit, so it vectorises.
-    let deepest = |lens: &[u8; N]| lens.iter().copied().max().unwrap_or(0);
-    let lens = huffman_lengths(freq);
-    if deepest(&lens) <= max_len {
+    let (lens, deepest) = huffman_lengths(freq);
+    if deepest <= max_len {
         return lens;
     }
     // Too deep: flatten the distribution and build again (rare).
@@ -15,14 +13,15 @@ pub fn code_lengths<const N: usize>(freq: &[u32; N], max_len: u8) -> [u8; N] {
         for f in freq.iter_mut().filter(|f| **f > 0) {
             *f = (*f >> 1).max(1);
         }
-        let lens = huffman_lengths(&freq);
-        if deepest(&lens) <= max_len {
+        let (lens, deepest) = huffman_lengths(&freq);
+        if deepest <= max_len {
             return lens;
         }
     }
 }
 
-pub fn huffman_lengths<const N: usize>(freq: &[u32; N]) -> [u8; N] {
+/// Unlimited Huffman code lengths for `freq`, and the longest of them.
+fn huffman_lengths<const N: usize>(freq: &[u32; N]) -> ([u8; N], u8) {
     // (frequency, symbol) packed in one word sorts fastest; ties by symbol.
     // A u32 holds both when the frequencies are under 2^23 (they count a
     // QR image's stream bytes: far fewer), with half the memory to clear.
@@ -36,7 +35,7 @@ pub fn huffman_lengths<const N: usize>(freq: &[u32; N]) -> [u8; N] {
 
 macro_rules! lengths_by_keys {
     ($name:ident, $key:ty, $shift:expr) => {
-        fn $name<const N: usize>(freq: &[u32; N]) -> [u8; N] {
+        fn $name<const N: usize>(freq: &[u32; N]) -> ([u8; N], u8) {
             let mut lens = [0u8; N];
             // Written for every symbol, kept for the used ones: no branch
             // per symbol.
@@ -62,10 +61,10 @@ macro_rules! lengths_by_keys {
             let keys = &mut keys[..n];
             let symbol = |key: $key| (key & ((1 << $shift) - 1)) as usize;
             match n {
-                0 => return lens,
+                0 => return (lens, 0),
                 1 => {
                     lens[symbol(keys[0])] = 1;
-                    return lens;
+                    return (lens, 1);
                 }
                 _ => {}
             }
@@ -78,7 +77,8 @@ macro_rules! lengths_by_keys {
             for (&key, &depth) in keys.iter().zip(depths.iter()) {
                 lens[symbol(key)] = depth as u8;
             }
-            lens
+            // Lightest first, so deepest first.
+            (lens, depths[0] as u8)
         }
     };
 }
@@ -227,6 +227,12 @@ mod tests {
             let narrow = lengths_by_u32_keys(&freq);
             assert_eq!(narrow, lengths_by_u64_keys(&freq), "case {case}");
             assert_eq!(narrow, huffman_lengths(&freq), "case {case}");
+            // The deepest length is reported as it is.
+            assert_eq!(
+                narrow.1,
+                narrow.0.iter().copied().max().unwrap(),
+                "case {case}"
+            );
         }
         // Past the u32 keys' range: the wide ones, the same shape.
         let mut freq = [0u32; 30];
@@ -234,7 +240,7 @@ mod tests {
         freq[7] = 1 << 24;
         freq[9] = 1;
         assert_eq!(huffman_lengths(&freq), lengths_by_u64_keys(&freq));
-        assert_eq!(huffman_lengths(&freq)[9], 2);
+        assert_eq!(huffman_lengths(&freq).0[9], 2);
     }
 
     #[test]

@@ -58,9 +58,20 @@ pub const DIST_CODE: [u8; 512] = {
     table
 };
 
-pub fn length_code(len: u16) -> usize {
-    LENGTH_CODE[len as usize] as usize
-}
+/// Each match length 0..=258 (0-2 unused) as the block writer codes it: its
+/// length code in bits 0-7, the code's extra bit count in 8-15, their value
+/// in 16 and up.
+pub const LENGTH_SYMBOL: [u32; 259] = {
+    let mut table = [0u32; 259];
+    let mut len = 3;
+    while len <= 258 {
+        let code = LENGTH_CODE[len] as usize;
+        let extra = (len - LENGTH_BASE[code] as usize) as u32;
+        table[len] = code as u32 | (LENGTH_EXTRA[code] as u32) << 8 | extra << 16;
+        len += 1;
+    }
+    table
+};
 
 pub fn dist_code(dist: u16) -> usize {
     let d = dist as usize - 1;
