@@ -12,12 +12,13 @@ use qrcode::bits::Bits;
 use qrcode::canvas::{Canvas, MaskPattern, Module};
 #[cfg(test)]
 use qrcode::ec;
-use qrcode::optimize::{total_encoded_len, Optimizer, Segment};
+use qrcode::optimize::Segment;
 use qrcode::types::{Color, Version};
 use qrcode::EcLevel;
 
 mod data_bits;
 mod mask;
+mod merge;
 mod reed_solomon;
 mod reference;
 mod segments;
@@ -59,7 +60,9 @@ pub struct DataCodewords {
 
 /// The segmentation and data-encoding stage.
 pub fn segment(data: &[u8]) -> Result<DataCodewords, QrError> {
-    let (segments, version, capacity_bits) = optimal_segments(segments::parse(data))?;
+    let parsed = segments::parse(data);
+    let (segments, version, capacity_bits) =
+        optimal_segments(|range, _| merge::merge(&parsed, range))?;
     match version {
         Version::Normal(number) if number <= MAX_VERSION => Ok(DataCodewords {
             version: number,
@@ -241,17 +244,18 @@ impl Iterator for DataPath {
     }
 }
 
-/// The parsed `segments` merged as `encode_auto` does, the smallest version
-/// that holds them and its data capacity in bits.
+/// The segments `merge` gives for the version range that first holds
+/// them, as `encode_auto` tries them, with the smallest version of that
+/// range that does and its data capacity in bits. `merge` takes the range
+/// (its index, 0 for versions 1-9, 1 for 10-26, 2 for 27-40, and its last
+/// version) and returns the merged segments and their length in bits.
 pub(super) fn optimal_segments(
-    segments: Vec<Segment>,
+    merge: impl Fn(usize, Version) -> (Vec<Segment>, usize),
 ) -> Result<(Vec<Segment>, Version, usize), QrError> {
     // Character-count field widths change at versions 10 and 27, so the
     // segmentation is optimised once per range, as `encode_auto` does.
-    for (first, last) in [(1, 9), (10, 26), (27, 40)] {
-        let optimized: Vec<Segment> =
-            Optimizer::new(segments.iter().copied(), Version::Normal(last)).collect();
-        let bit_len = total_encoded_len(&optimized, Version::Normal(last));
+    for (range, (first, last)) in [(1, 9), (10, 26), (27, 40)].into_iter().enumerate() {
+        let (optimized, bit_len) = merge(range, Version::Normal(last));
         let fits = (first..=last).map(Version::Normal).find_map(|v| {
             let capacity = Bits::new(v).max_len(EC_LEVEL).ok()?;
             (capacity >= bit_len).then_some((v, capacity))

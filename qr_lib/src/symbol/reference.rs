@@ -3,8 +3,8 @@
 //! the same-symbol test draw the crate's way.
 
 use qrcode::bits::Bits;
-use qrcode::optimize::{Parser, Segment};
-use qrcode::types::Mode;
+use qrcode::optimize::{total_encoded_len, Optimizer, Parser, Segment};
+use qrcode::types::{Mode, Version};
 
 use super::{optimal_segments, EC_LEVEL};
 use crate::QrError;
@@ -15,7 +15,8 @@ use crate::QrError;
 /// most CJK text in UTF-8 does, and decoders then return different text.
 /// Mapping those segments to Byte mode keeps every UTF-8 text exact.
 pub fn encode_bits(data: &[u8]) -> Result<Bits, QrError> {
-    let (segments, version, _) = optimal_segments(crate_segments(data))?;
+    let segments = crate_segments(data);
+    let (segments, version, _) = optimal_segments(|_, last| crate_merge(&segments, last))?;
     let mut bits = Bits::new(version);
     bits.push_segments(data, segments.into_iter())
         .and_then(|()| bits.push_terminator(EC_LEVEL))
@@ -35,4 +36,12 @@ pub fn crate_segments(data: &[u8]) -> Vec<Segment> {
             _ => s,
         })
         .collect()
+}
+
+/// The crate's `Optimizer` on `segments` for `version`, and the merged
+/// segments' length in bits: what `merge::merge` is held to.
+pub fn crate_merge(segments: &[Segment], version: Version) -> (Vec<Segment>, usize) {
+    let merged: Vec<Segment> = Optimizer::new(segments.iter().copied(), version).collect();
+    let bits = total_encoded_len(&merged, version);
+    (merged, bits)
 }
