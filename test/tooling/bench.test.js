@@ -107,7 +107,10 @@ describe('bench/run.js --quick: the default run', () => {
     ]) {
       assert.match(report, new RegExp(`^## ${section.replace(/[()`]/g, '\\$&')}$`, 'm'), section);
     }
-    assert.ok(results.find((r) => r.tier === 'napi').ratios.requestsPerSecond.low > 5, 'a Rust tier far ahead of js');
+    // Every round, not the interval's low end: two rounds give the interval t = 12.7, so a loaded
+    // machine's round-to-round swing alone could take it under.
+    const napiRounds = results.find((r) => r.tier === 'napi').ratios.requestsPerSecond.perRound;
+    assert.ok(napiRounds.length >= 2 && napiRounds.every((x) => x > 5), `a Rust tier far ahead of js: ${napiRounds}`);
   });
 
   it('marks "≥" only where the load generator or the machine, not a saturated server thread, held req/s back', () => {
@@ -292,8 +295,9 @@ describe('bench harness parts', () => {
       await new Promise((resolve) => setTimeout(resolve, 500));
       const loop = await readEventLoop(server.url, 2);
       assert.equal(loop.workersRead, 2);
-      // The monitor's own 1 ms period is subtracted: idle is not "1 ms of delay".
-      for (const w of loop.perWorker) assert.ok(w.p50 < 0.5, `idle worker p50 ${w.p50} ms`);
+      // The monitor's own 1 ms period is subtracted: idle is not "1 ms of delay". Idle reads about
+      // 0.1 ms here; a busy machine's wake-ups add to it, so the bound is the period itself.
+      for (const w of loop.perWorker) assert.ok(w.p50 < w.resolutionMs, `idle worker p50 ${w.p50} ms`);
     } finally {
       await server.stop();
     }
