@@ -2,7 +2,8 @@
 
 // One hostile or unlucky client against the real servers, every tier: it
 // must not take the service down, starve other clients or grow memory
-// without bound, and nothing accepted may be lost. docs/operations.md,
+// without bound (but for node-server alone under a connection storm, below),
+// and nothing accepted may be lost. docs/operations.md,
 // "Running it in production", has the figures these attacks give.
 // Faults (a child killed, a panic) are in faults.test.js, stopping in
 // shutdown.test.js.
@@ -340,24 +341,27 @@ describe('header bombs, ten connections at a time', () => {
 // The same bomb from a client that hangs up as soon as it is written: ten
 // connections at a time, each replaced at once, answered or not. That is a
 // connection storm, whatever it sends: garbage that V8 collects when its
-// heap sizing says so, and it lets both generations grow for as long as
-// the churn lasts. No bound on node-server alone holds for every length of
-// storm (docs/operations.md, "Connection storms"), so node-server alone is
-// held to serving the other client and its growth printed; a Node flag caps
-// the heap at a cost (QR_TEST_NODE_ARGS gives the servers Node flags). What
-// bounds it cheaply is in front of Node: the shipped nginx answers such
-// heads itself, and is held to the bombs' bound. QR_TEST_STORM_SECONDS sets
-// the storm's length (default 4).
-const STORM_SECONDS = Number(process.env.QR_TEST_STORM_SECONDS ?? 4);
+// heap sizing says so. node-server alone grew with the storm's length and
+// its connection count in every run up to 32 s, the longest measured
+// (docs/operations.md, "Connection storms"): a bound at 4 s failed on a run
+// that made more connections. So node-server alone is held to serving the
+// other client, its growth printed; a Node flag caps the heap at a cost
+// (QR_TEST_NODE_ARGS gives the servers Node flags). What bounds it cheaply
+// is in front of Node: the shipped nginx answers such heads itself, and is
+// held to the bombs' bound. QR_TEST_STORM_SECONDS sets the storm's length.
+const STORM_SECONDS = Number(process.env.QR_TEST_STORM_SECONDS || 4);
+if (!(STORM_SECONDS > 0 && STORM_SECONDS <= 600)) {
+  throw new Error(`QR_TEST_STORM_SECONDS: seconds from 1 to 600, not ${process.env.QR_TEST_STORM_SECONDS}`);
+}
 
 describe('header bombs from a client that does not wait for answers', () => {
   const bomb = BOMBS['10,000 small headers'];
   const subjects = [
     {
       what: 'node-server alone, tier napi',
-      bound: Infinity,
+      bound: null,
       start: () => startTier('napi'),
-      // Pinned line only, as the other attacks' slow parts.
+      // With the deploy subject: the other lines run the quick set.
       skip: PINNED_LINE_ONLY,
     },
     {
@@ -373,7 +377,7 @@ describe('header bombs from a client that does not wait for answers', () => {
     },
   ];
   for (const { what, bound, start, skip } of subjects) {
-    const memory = bound === Infinity ? 'its growth printed' : `memory under ${bound / MB} MB`;
+    const memory = bound ? `memory under ${bound / MB} MB` : 'its growth printed';
     it(`${what}: ${memory}, another client served`, { skip }, async () => {
       const server = await start();
       try {
@@ -394,7 +398,7 @@ describe('header bombs from a client that does not wait for answers', () => {
           `# header bombs, not waiting, ${STORM_SECONDS} s, ${what}: ${sent} sent, ` +
             `+${(growth / MB).toFixed(1)} MB, victim p50 ${seen.p50.toFixed(1)} ms, max ${seen.max.toFixed(1)} ms`,
         );
-        assert.ok(growth < bound, `grew ${(growth / MB).toFixed(1)} MB`);
+        if (bound) assert.ok(growth < bound, `grew ${(growth / MB).toFixed(1)} MB`);
         assert.deepEqual(new Set(seen.statuses), new Set([200]), `victim statuses ${seen.statuses}`);
         assert.ok(seen.max < VICTIM_MAX_MS, `victim max ${seen.max} ms`);
       } finally {

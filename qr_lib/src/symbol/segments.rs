@@ -1,9 +1,9 @@
 //! Text bytes to runs of one character class: the `qrcode` crate's
 //! `optimize::Parser`, its state table ported to a byte-class lookup and a
 //! tight loop (the crate's iterator is most of the stage's instructions), and
-//! its Kanji segments reported as Byte (see `symbol::encode_bits`). The
-//! crate's `Optimizer` then merges the runs as before; a test holds the
-//! output equal to the crate's parser on mixed-class random texts.
+//! its Kanji segments reported as Byte (see `reference::encode_bits`).
+//! `merge` then merges the runs as the crate's `Optimizer` does; a test holds
+//! the output equal to the crate's parser on mixed-class random texts.
 
 use qrcode::optimize::Segment;
 use qrcode::types::Mode;

@@ -77,3 +77,24 @@ pub fn dist_code(dist: u16) -> usize {
     let d = dist as usize - 1;
     DIST_CODE[if d < 256 { d } else { 256 + (d >> 7) }] as usize
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn length_symbols_spell_every_length() {
+        for (len, &symbol) in LENGTH_SYMBOL.iter().enumerate().skip(3) {
+            let (code, extra_bits, extra) = (symbol & 0xFF, symbol >> 8 & 0xFF, symbol >> 16);
+            let code = code as usize;
+            assert_eq!(extra_bits, u32::from(LENGTH_EXTRA[code]), "{len}");
+            assert!(extra < 1 << extra_bits, "{len}");
+            assert_eq!(usize::from(LENGTH_BASE[code]) + extra as usize, len);
+            // The largest base not past the length: the format's code.
+            assert!(
+                code == 28 || usize::from(LENGTH_BASE[code + 1]) > len || len == 258,
+                "{len}"
+            );
+        }
+    }
+}
