@@ -74,6 +74,7 @@ mod tests {
     use super::*;
     use crate::symbol::reference::crate_merge;
     use crate::symbol::segments::parse;
+    use crate::symbol::VERSION_RANGES;
     use qrcode::types::Version;
 
     #[test]
@@ -95,7 +96,7 @@ mod tests {
                 text.extend((0..run).map(|_| pool[rng() as usize % pool.len()]));
             }
             let segments = parse(&text);
-            for (range, last) in [9, 26, 40].into_iter().enumerate() {
+            for (range, (_, last)) in VERSION_RANGES.into_iter().enumerate() {
                 let version = Version::Normal(last);
                 assert_eq!(
                     merge(&segments, range),

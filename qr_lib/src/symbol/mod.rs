@@ -62,7 +62,7 @@ pub struct DataCodewords {
 pub fn segment(data: &[u8]) -> Result<DataCodewords, QrError> {
     let parsed = segments::parse(data);
     let (segments, version, capacity_bits) =
-        optimal_segments(|range, _| merge::merge(&parsed, range))?;
+        optimal_segments(|range| merge::merge(&parsed, range))?;
     match version {
         Version::Normal(number) if number <= MAX_VERSION => Ok(DataCodewords {
             version: number,
@@ -244,18 +244,22 @@ impl Iterator for DataPath {
     }
 }
 
+/// The versions whose character-count fields have one width: 1-9, 10-26
+/// and 27-40.
+pub(super) const VERSION_RANGES: [(i16, i16); 3] = [(1, 9), (10, 26), (27, 40)];
+
 /// The segments `merge` gives for the version range that first holds
 /// them, as `encode_auto` tries them, with the smallest version of that
-/// range that does and its data capacity in bits. `merge` takes the range
-/// (its index, 0 for versions 1-9, 1 for 10-26, 2 for 27-40, and its last
-/// version) and returns the merged segments and their length in bits.
+/// range that does and its data capacity in bits. `merge` takes the
+/// range's index in `VERSION_RANGES` and returns the merged segments and
+/// their length in bits.
 pub(super) fn optimal_segments(
-    merge: impl Fn(usize, Version) -> (Vec<Segment>, usize),
+    merge: impl Fn(usize) -> (Vec<Segment>, usize),
 ) -> Result<(Vec<Segment>, Version, usize), QrError> {
     // Character-count field widths change at versions 10 and 27, so the
     // segmentation is optimised once per range, as `encode_auto` does.
-    for (range, (first, last)) in [(1, 9), (10, 26), (27, 40)].into_iter().enumerate() {
-        let (optimized, bit_len) = merge(range, Version::Normal(last));
+    for (range, (first, last)) in VERSION_RANGES.into_iter().enumerate() {
+        let (optimized, bit_len) = merge(range);
         let fits = (first..=last).map(Version::Normal).find_map(|v| {
             let capacity = Bits::new(v).max_len(EC_LEVEL).ok()?;
             (capacity >= bit_len).then_some((v, capacity))

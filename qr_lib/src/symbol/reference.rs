@@ -6,7 +6,7 @@ use qrcode::bits::Bits;
 use qrcode::optimize::{total_encoded_len, Optimizer, Parser, Segment};
 use qrcode::types::{Mode, Version};
 
-use super::{optimal_segments, EC_LEVEL};
+use super::{optimal_segments, EC_LEVEL, VERSION_RANGES};
 use crate::QrError;
 
 /// The crate's `encode_auto`, without Kanji mode.
@@ -16,7 +16,8 @@ use crate::QrError;
 /// Mapping those segments to Byte mode keeps every UTF-8 text exact.
 pub fn encode_bits(data: &[u8]) -> Result<Bits, QrError> {
     let segments = crate_segments(data);
-    let (segments, version, _) = optimal_segments(|_, last| crate_merge(&segments, last))?;
+    let (segments, version, _) =
+        optimal_segments(|range| crate_merge(&segments, Version::Normal(VERSION_RANGES[range].1)))?;
     let mut bits = Bits::new(version);
     bits.push_segments(data, segments.into_iter())
         .and_then(|()| bits.push_terminator(EC_LEVEL))
