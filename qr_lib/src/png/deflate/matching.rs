@@ -116,7 +116,7 @@ mod bytes16 {
             unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(load(data, p), _mm_setzero_si128())) as u32 }
         }
 
-        pub use super::bits::{first, four};
+        pub use super::bits::{first, first_difference, four};
     }
 
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
@@ -140,7 +140,7 @@ mod bytes16 {
             u32::from(i8x16_bitmask(i8x16_eq(load(data, p), u8x16_splat(0))))
         }
 
-        pub use super::bits::{first, four};
+        pub use super::bits::{first, first_difference, four};
     }
 
     /// The masks with a bit per byte.
@@ -157,6 +157,13 @@ mod bytes16 {
         #[inline(always)]
         pub fn first(m: u32) -> usize {
             m.trailing_zeros() as usize
+        }
+
+        /// The first of the 16 bytes at `p` that differs from its twin at
+        /// `r`; 16 when none does.
+        #[inline(always)]
+        pub fn first_difference(data: &[u8], p: usize, r: usize) -> usize {
+            (!super::equal(data, p, r) | 1 << 16).trailing_zeros() as usize
         }
     }
 
@@ -204,18 +211,23 @@ mod bytes16 {
         pub fn first(m: u128) -> usize {
             (m.trailing_zeros() / 8) as usize
         }
+
+        #[inline(always)]
+        pub fn first_difference(data: &[u8], p: usize, r: usize) -> usize {
+            (load(data, p) ^ load(data, r)).trailing_zeros() as usize / 8
+        }
     }
 
     #[cfg(not(any(
         target_arch = "x86_64",
         all(target_arch = "wasm32", target_feature = "simd128")
     )))]
-    pub use portable::{equal, first, four, zero};
+    pub use portable::{equal, first, first_difference, four, zero};
     #[cfg(any(
         target_arch = "x86_64",
         all(target_arch = "wasm32", target_feature = "simd128")
     ))]
-    pub use simd::{equal, first, four, zero};
+    pub use simd::{equal, first, first_difference, four, zero};
 
     #[cfg(test)]
     mod tests {
@@ -247,6 +259,9 @@ mod bytes16 {
                     equal
                 );
                 assert_eq!(slow::first(slow::four(slow::zero(&data, p))).min(16), zero);
+                let differs = (0..16).find(|&i| data[p + i] != data[r + i]).unwrap_or(16);
+                assert_eq!(super::first_difference(&data, p, r), differs);
+                assert_eq!(slow::first_difference(&data, p, r), differs);
             }
         }
     }
@@ -258,6 +273,13 @@ mod bytes16 {
 pub fn match_len(data: &[u8], p: usize, dist: usize, limit: usize) -> usize {
     let word = |i: usize| u64::from_le_bytes(data[i..i + 8].try_into().unwrap());
     let mut n = 0;
+    while p + n + 16 <= data.len() {
+        let d = bytes16::first_difference(data, p + n, p - dist + n);
+        if d < 16 || n + 16 >= limit {
+            return (n + d).min(limit);
+        }
+        n += 16;
+    }
     while p + n + 8 <= data.len() {
         let diff = word(p - dist + n) ^ word(p + n);
         if diff != 0 || n + 8 >= limit {
@@ -300,6 +322,27 @@ mod tests {
             for c in 0..1 << 16 {
                 assert_eq!(split.of(c), (c / stride, c % stride), "{c} / {stride}");
             }
+        }
+    }
+
+    #[test]
+    fn match_len_and_zero_run_agree_with_byte_compares() {
+        let mut rng = xorshift(0x1E57);
+        for case in 0..20_000 {
+            // Two values, so long matches and runs are common; every length
+            // of data, so each of the word loops and the byte tail is used.
+            let data: Vec<u8> = (0..2 + case % 90)
+                .map(|_| [0, 0x3C][rng() as usize % 2 * (rng() as usize % 8 / 7)])
+                .collect();
+            let p = 1 + rng() as usize % (data.len() - 1);
+            let dist = 1 + rng() as usize % p;
+            let limit = rng() as usize % (data.len() - p + 1);
+            let equal = (0..limit)
+                .take_while(|&i| data[p + i] == data[p - dist + i])
+                .count();
+            assert_eq!(match_len(&data, p, dist, limit), equal, "case {case}");
+            let zeros = (0..limit).take_while(|&i| data[p + i] == 0).count();
+            assert_eq!(zero_run(&data, p, limit), zeros, "case {case}");
         }
     }
 
