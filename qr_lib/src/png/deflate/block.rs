@@ -127,7 +127,12 @@ fn run_length_code_lengths(lens: &[u8], out: &mut [(u8, u8)]) -> usize {
     let mut i = 0;
     while i < lens.len() {
         let l = lens[i];
-        let run = 1 + match_len(lens, i + 1, 1, lens.len() - i - 1);
+        // Most codes differ from the next: one compare settles those.
+        let run = if lens.get(i + 1).is_some_and(|&next| next != l) {
+            1
+        } else {
+            1 + match_len(lens, i + 1, 1, lens.len() - i - 1)
+        };
         if l == 0 && run >= 3 {
             let take = run.min(138);
             push(if take >= 11 {
@@ -147,4 +152,50 @@ fn run_length_code_lengths(lens: &[u8], out: &mut [(u8, u8)]) -> usize {
         }
     }
     n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::xorshift;
+
+    #[test]
+    fn run_length_code_lengths_spell_the_lengths_back() {
+        let mut rng = xorshift(0xC1E5);
+        for case in 0..5000 {
+            // Runs of each length 1-150, zeros among them, as code lengths come.
+            let mut lens = Vec::new();
+            while lens.len() < 1 + case % 316 {
+                let l = [0, 0, 0, 1 + rng() as u8 % 15][rng() as usize % 4];
+                let run = 1 + rng() as usize % [3, 8, 150][case % 3];
+                lens.extend(std::iter::repeat_n(l, run));
+            }
+            lens.truncate(1 + case % 316);
+            let mut out = [(0u8, 0u8); 316];
+            let n = run_length_code_lengths(&lens, &mut out);
+            let mut back: Vec<u8> = Vec::new();
+            for &(symbol, extra) in &out[..n] {
+                let extra = usize::from(extra);
+                match symbol {
+                    16 => back.extend(std::iter::repeat_n(*back.last().unwrap(), 3 + extra)),
+                    17 => back.extend(std::iter::repeat_n(0, 3 + extra)),
+                    18 => back.extend(std::iter::repeat_n(0, 11 + extra)),
+                    l => back.push(l),
+                }
+            }
+            assert_eq!(back, lens, "case {case}");
+            // Repeats used wherever the format allows: no three zeros in a
+            // row spelt one by one, no four of another length.
+            for w in out[..n].windows(3) {
+                assert!(!w.iter().all(|&t| t == (0, 0)), "case {case}: {lens:?}");
+            }
+            for w in out[..n].windows(4) {
+                let literal = |t: &(u8, u8)| (1..16).contains(&t.0);
+                assert!(
+                    !w.iter().all(|t| literal(t) && *t == w[0]),
+                    "case {case}: {lens:?}"
+                );
+            }
+        }
+    }
 }
