@@ -3,8 +3,8 @@
 // The other JavaScript runtimes the benchmark can run servers on: Bun and
 // Deno as pinned in scripts/runtime-versions of the directory it runs from
 // (this repository's scripts/setup-runtimes.sh unpacks each into
-// target/NAME/VERSION/bin/NAME). Both run a Node server script as it is; Deno needs
-// `run` and its permissions before the script.
+// target/NAME/VERSION/bin/NAME). Both run a Node server script as it is;
+// Deno needs `run` and its permissions before the script.
 const fs = require('node:fs');
 const path = require('node:path');
 

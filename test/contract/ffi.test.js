@@ -88,8 +88,8 @@ describe('qr_ffi through node:ffi', { skip: NO_NODE_FFI }, () => {
     const gc = vm.runInNewContext('gc');
     results(200_000);
     errors(100_000);
-    // Leaked, 100,000 results (about 300 bytes each) would keep 30 MiB, 200,000 messages (22 bytes) 6 MiB
-    // with the allocator's headers.
+    // Leaked, 100,000 results (about 300 bytes each) would keep 30 MiB, 200,000 messages (22 bytes) about
+    // 5 MiB with the allocator's headers.
     for (const [what, run] of [
       ['100,000 results', () => results(100_000)],
       ['200,000 errors', () => errors(200_000)],

@@ -175,6 +175,13 @@ mod tests {
             let n = run_length_code_lengths(&lens, &mut out);
             let mut back: Vec<u8> = Vec::new();
             for &(symbol, extra) in &out[..n] {
+                // Each repeat's count fits its field (2, 3 and 7 bits).
+                if symbol >= 16 {
+                    assert!(
+                        extra <= [3, 7, 127][usize::from(symbol - 16)],
+                        "case {case}"
+                    );
+                }
                 let extra = usize::from(extra);
                 match symbol {
                     16 => back.extend(std::iter::repeat_n(*back.last().unwrap(), 3 + extra)),
@@ -184,8 +191,10 @@ mod tests {
                 }
             }
             assert_eq!(back, lens, "case {case}");
-            // Repeats used wherever the format allows: no three zeros in a
-            // row spelt one by one, no four of another length.
+            // Repeats taken where a run starts: no three zeros in a row
+            // spelt one by one, no four of another length. (After a repeat
+            // of six, the rest of a longer run is spelt anew: a length, then
+            // a repeat if three or more remain.)
             for w in out[..n].windows(3) {
                 assert!(!w.iter().all(|&t| t == (0, 0)), "case {case}: {lens:?}");
             }

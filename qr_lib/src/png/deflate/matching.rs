@@ -91,7 +91,8 @@ pub fn no_match_starts(
 /// the target has them (SSE2 on x86-64, SIMD128 on Wasm built with it), a
 /// mask with bit i for byte i; elsewhere `u128` arithmetic, a mask with the
 /// top bit of byte i. `four` marks where four bytes in a row are set,
-/// `first` the first of those. The callers check that the 16 bytes are there.
+/// `first` the first of those; `first_difference` is the first byte of two
+/// 16-byte runs that differs. The callers check that the 16 bytes are there.
 mod bytes16 {
     #[cfg(target_arch = "x86_64")]
     mod simd {
@@ -268,7 +269,8 @@ mod bytes16 {
 }
 
 /// Length of the match at `p` against `p - dist`, up to `limit`; compares
-/// eight bytes at a time (a short tail in one word, when the data allows).
+/// sixteen bytes at a time, then eight near the data's end (a short tail in
+/// one word, when the data allows), then bytes.
 #[inline(always)]
 pub fn match_len(data: &[u8], p: usize, dist: usize, limit: usize) -> usize {
     let word = |i: usize| u64::from_le_bytes(data[i..i + 8].try_into().unwrap());
