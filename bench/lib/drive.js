@@ -5,10 +5,16 @@
 // load process of its own (load.js); the soak and the load test call it here.
 const autocannon = require('autocannon');
 
+// autocannon checks whether its time is up once per sample, 1 s by default,
+// so a run ends on a whole second: 4.5 s ran 5. Ten checks a second end it
+// within 0.1 s of the window, which a timer here closes exactly.
+const STOP_CHECK_MS = 100;
+
 /**
  * Drives `url` for warmup + duration seconds and records only responses after
  * the warm-up, so connection set-up is not measured. `onMeasureStart` and
- * `onMeasureEnd` bracket the responses counted.
+ * `onMeasureEnd` bracket the responses counted: `duration` seconds, timed
+ * here, not rounded to autocannon's ticks.
  * @param {string} url
  * @param {{ connections: number, warmup: number, duration: number, paths: string[], timeout?: number,
  *   onTick?: (second: number, counter: number) => void, onMeasureStart?: () => void, onMeasureEnd?: () => void,
@@ -25,31 +31,64 @@ function drive(
     const stats = { responses: 0, bytes: 0, non2xx: 0, errors: 0, timeouts: 0 };
     let measuring = false;
     let measureStart = 0n;
+    let measured = 0;
     const startMeasuring = () => {
       measuring = true;
       measureStart = process.hrtime.bigint();
       onMeasureStart?.();
     };
+    // First: the answers still in flight are dropped, and the server's work
+    // on them must not be billed to the answers counted.
+    const stopMeasuring = () => {
+      if (!measuring) return;
+      measuring = false;
+      measured = Number(process.hrtime.bigint() - measureStart) / 1e9;
+      onMeasureEnd?.();
+    };
     if (warmup === 0) startMeasuring();
+    const startTimer = warmup > 0 ? setTimeout(startMeasuring, warmup * 1000) : null;
+    const endTimer = setTimeout(
+      () => {
+        stopMeasuring();
+        instance.stop();
+      },
+      (warmup + duration) * 1000,
+    );
+    // Progress once a second, counted here: autocannon's own tick counts
+    // since its last sample, a tenth of a second at STOP_CHECK_MS.
+    let elapsed = 0;
+    let answered = 0;
+    const progress = setInterval(() => {
+      onTick?.(++elapsed, answered);
+      answered = 0;
+    }, 1000);
     const instance = autocannon(
       {
         url,
         connections,
-        duration: warmup + duration,
+        // A backstop: the timer above ends the run first.
+        duration: warmup + duration + 1,
+        sampleInt: STOP_CHECK_MS,
         timeout,
         requests: paths.map((path) => ({ method: 'GET', path })),
       },
       (err) => {
+        clearTimeout(startTimer);
+        clearTimeout(endTimer);
+        clearInterval(progress);
         if (err) return reject(err);
-        // First: the answers still in flight are dropped, and the server's
-        // work on them must not be billed to the answers counted.
-        onMeasureEnd?.();
-        const seconds = Number(process.hrtime.bigint() - measureStart) / 1e9;
+        stopMeasuring();
         const sorted = (xs) => Float64Array.from(xs).sort();
-        resolve({ ...stats, seconds, latencies: sorted(latencies), refusedLatencies: sorted(refusedLatencies) });
+        resolve({
+          ...stats,
+          seconds: measured,
+          latencies: sorted(latencies),
+          refusedLatencies: sorted(refusedLatencies),
+        });
       },
     );
     instance.on('response', (_client, statusCode, resBytes, responseTime) => {
+      answered++;
       if (!measuring) return;
       stats.responses++;
       stats.bytes += resBytes;
@@ -61,12 +100,6 @@ function drive(
       if (!measuring) return;
       stats.errors++;
       if (/timed out/.test(err.message)) stats.timeouts++;
-    });
-    let elapsed = 0;
-    instance.on('tick', ({ counter }) => {
-      elapsed++;
-      onTick?.(elapsed, counter);
-      if (!measuring && elapsed >= warmup) startMeasuring();
     });
   });
 }
