@@ -50,7 +50,7 @@ function drive(
     const endTimer = setTimeout(
       () => {
         stopMeasuring();
-        instance.stop();
+        instance?.stop();
       },
       (warmup + duration) * 1000,
     );
@@ -62,31 +62,40 @@ function drive(
       onTick?.(++elapsed, answered);
       answered = 0;
     }, 1000);
-    const instance = autocannon(
-      {
-        url,
-        connections,
-        // A backstop: the timer above ends the run first.
-        duration: warmup + duration + 1,
-        sampleInt: STOP_CHECK_MS,
-        timeout,
-        requests: paths.map((path) => ({ method: 'GET', path })),
-      },
-      (err) => {
-        clearTimeout(startTimer);
-        clearTimeout(endTimer);
-        clearInterval(progress);
-        if (err) return reject(err);
-        stopMeasuring();
-        const sorted = (xs) => Float64Array.from(xs).sort();
-        resolve({
-          ...stats,
-          seconds: measured,
-          latencies: sorted(latencies),
-          refusedLatencies: sorted(refusedLatencies),
-        });
-      },
-    );
+    let instance;
+    try {
+      instance = autocannon(
+        {
+          url,
+          connections,
+          // A backstop: the timer above ends the run first.
+          duration: warmup + duration + 1,
+          sampleInt: STOP_CHECK_MS,
+          timeout,
+          requests: paths.map((path) => ({ method: 'GET', path })),
+        },
+        (err) => {
+          clearTimeout(startTimer);
+          clearTimeout(endTimer);
+          clearInterval(progress);
+          if (err) return reject(err);
+          stopMeasuring();
+          const sorted = (xs) => Float64Array.from(xs).sort();
+          resolve({
+            ...stats,
+            seconds: measured,
+            latencies: sorted(latencies),
+            refusedLatencies: sorted(refusedLatencies),
+          });
+        },
+      );
+    } catch (err) {
+      // Options autocannon refuses: nothing runs, so no timer may either.
+      clearTimeout(startTimer);
+      clearTimeout(endTimer);
+      clearInterval(progress);
+      return reject(err);
+    }
     instance.on('response', (_client, statusCode, resBytes, responseTime) => {
       answered++;
       if (!measuring) return;

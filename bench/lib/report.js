@@ -742,8 +742,8 @@ function howMeasured({ results, settings, machine }, out) {
       `warm-up on the same connections, then ${settings.duration} s measured; ${settings.requests.paths} requests ` +
       `in rotation (${settings.requests.description}); then one connection, one request at a time, ` +
       `${settings.oneConnection.warmup} s + ${settings.oneConnection.duration} s, at the first worker count. ` +
-      `Where autocannon or the machine held a visit back, wrk (one thread) ran ${settings.duration} s more on the ` +
-      'same server right after.',
+      `Where autocannon or the machine held a visit back, wrk (one thread) ran ${Math.ceil(settings.duration)} s ` +
+      'more on the same server right after.',
   );
   out.push(
     '- Interleaving: every server of a worker count started up front, warmed ' +
