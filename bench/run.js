@@ -28,10 +28,10 @@ const RATE_FRACTIONS = [0.25, 0.5, 0.9];
 // within ±10%, or at the cap, or when the next round would end past the time
 // budget, counted from the start of the run (servers started and warmed
 // included). On a shared VM the spread is between visits, not within one, so
-// visits are short and rounds many: 2 s of warm-up (a resumed tier serves at
-// 60-90% of its pace in its first half second, and 1 s of warm-up read some
-// tiers 7-9% costlier) and 2 s measured, then one connection for 1 s. See
-// docs/benchmark.md, "How a run works".
+// visits are short and rounds many: 2 s of warm-up (a resumed tier takes a
+// second or more to regain its pace; shorter warm-ups read some tiers
+// costlier, see CHANGELOG.md) and 2 s measured, then one connection for 1 s.
+// See docs/benchmark.md, "How a run works".
 const MIN_ROUNDS = 5;
 const MAX_ROUNDS = 20;
 const BUDGET_MINUTES = 14;
