@@ -39,7 +39,10 @@ const TOLERANCE = { cpu: 0.05, rps: 0.1 };
 const WARMUP_S = 2;
 const DURATION_S = 2;
 const ONE_CONNECTION = { warmup: 0.25, duration: 1 };
-const PREWARM_S = 10;
+// Each tier on two server processes, visited in turn (lib/rounds.js), each
+// warmed for half of what one server was.
+const SERVERS_PER_TIER = 2;
+const PREWARM_S = 5;
 
 // V8's memory reducer shrinks the heap of a process that has gone 100 s
 // without a full GC (its watchdog). A server stopped between its visits looks
@@ -158,6 +161,7 @@ function parseOptions(argv) {
     // Servers on V8 cost 10-15% more CPU per request after
     // some seconds of load than in their first (V8 and heap settling).
     prewarm: quick ? 0 : PREWARM_S,
+    serversPerTier: SERVERS_PER_TIER,
     oneConnection: quick ? { warmup: 0, duration: 0.5 } : ONE_CONNECTION,
     config,
     paths: requests.paths,
@@ -189,6 +193,7 @@ function commonSettings(options) {
     connections: options.connections,
     warmup: options.warmup,
     prewarm: options.prewarm,
+    serversPerTier: options.serversPerTier,
     duration: options.duration,
     config: path.relative(process.cwd(), options.config.file),
     title: options.config.title,
@@ -295,27 +300,33 @@ function runtimePlan(anchor, options) {
   return plan;
 }
 
-/** Starts each subject of `plan`, warms it, reads its body bytes, and freezes it. */
+/**
+ * Starts the servers of each subject of `plan`, warms each, reads the body bytes, and freezes them.
+ * `servers[0]` is the one the curves measure.
+ */
 async function startSubjects(plan, workers, options, log) {
   const { config, paths, connections } = options;
   const subjects = [];
   try {
     for (const s of plan) {
-      log(`starting ${s.key} w=${workers}`, true);
-      const server = await startTier(s.tier, {
-        workers,
-        node: s.node,
-        nodeArgs: s.nodeArgs ?? options.nodeArgs,
-        config,
-      });
-      live.add(server);
-      const meter = createMeter(server, { entry: s.entry, workers, log });
-      const subject = { ...s, server, meter, root: server.child.pid };
+      const subject = { ...s, servers: [] };
       subjects.push(subject);
-      const first = options.prewarm || options.warmup;
-      if (first) await meter.window(closed(connections, paths, 0, first), { label: `${s.key} warm-up` });
-      subject.meanBodyBytes = await meanBodyBytes(server.url, paths);
-      freeze(subject.root);
+      for (let i = 0; i < SERVERS_PER_TIER; i++) {
+        log(`starting ${s.key} w=${workers} (server ${i + 1} of ${SERVERS_PER_TIER})`, true);
+        const server = await startTier(s.tier, {
+          workers,
+          node: s.node,
+          nodeArgs: s.nodeArgs ?? options.nodeArgs,
+          config,
+        });
+        live.add(server);
+        const meter = createMeter(server, { entry: s.entry, workers, log });
+        subject.servers.push({ server, meter, root: server.child.pid });
+        const first = options.prewarm || options.warmup;
+        if (first) await meter.window(closed(connections, paths, 0, first), { label: `${s.key} warm-up` });
+        subject.meanBodyBytes ??= await meanBodyBytes(server.url, paths);
+        freeze(server.child.pid);
+      }
     }
   } catch (err) {
     await stopSubjects(subjects);
@@ -325,11 +336,11 @@ async function startSubjects(plan, workers, options, log) {
 }
 
 async function stopSubjects(subjects) {
-  for (const s of subjects) {
-    thaw(s.root);
-    s.meter.close();
-    await s.server.stop();
-    live.delete(s.server);
+  for (const { server, meter, root } of subjects.flatMap((s) => s.servers)) {
+    thaw(root);
+    meter.close();
+    await server.stop();
+    live.delete(server);
   }
 }
 
@@ -343,8 +354,8 @@ async function measureRounds(subjects, { workers, oneConnection, anchor, since }
     // each later group of a full run has a budget of its own.
     deadline: since + options.budgetMinutes * 60_000,
     stop: stopRule(options.tolerance),
-    measure: (s, round) =>
-      visit(s.meter, {
+    measure: (s, round, server) =>
+      visit(s.servers[server].meter, {
         label: `round ${round + 1} ${s.key} w=${workers}`,
         connections: options.connections,
         paths: options.paths,
@@ -420,11 +431,12 @@ async function main() {
       if (first && options.curves) {
         for (const s of subjects) {
           const result = results.find((r) => r.tier === s.tier && r.workers === workers);
-          thaw(s.root);
+          const [{ meter, root }] = s.servers;
+          thaw(root);
           try {
             Object.assign(
               result,
-              await curvesOf(s.meter, {
+              await curvesOf(meter, {
                 tier: s.tier,
                 config,
                 curves: options.curves,
@@ -436,7 +448,7 @@ async function main() {
               }),
             );
           } finally {
-            freeze(s.root);
+            freeze(root);
           }
           log(`${s.key}: curves done`);
         }

@@ -19,6 +19,9 @@ const isReference = (r) => Boolean(r.reference);
 const name = (r) => (isReference(r) ? `${r.tier} (ref.)` : r.tier);
 const baselineOf = (settings) => ('baseline' in settings ? settings.baseline : 'js');
 const anchorOf = (settings) => settings.anchor ?? baselineOf(settings);
+// Reports made before a tier ran on more than one server say nothing of it.
+const servers = ({ serversPerTier: n }) =>
+  n > 1 ? `, ${n} per tier (a process can settle slower for its whole life; each round visits a tier's next)` : '';
 
 const factor = (x, digits = 2) => (Number.isFinite(x) ? `${fmt(x, digits)}x` : 'n/a');
 
@@ -746,7 +749,7 @@ function howMeasured({ results, settings, machine }, out) {
       'more on the same server right after.',
   );
   out.push(
-    '- Interleaving: every server of a worker count started up front, warmed ' +
+    `- Interleaving: every server of a worker count started up front${servers(settings)}, warmed ` +
       `(${settings.prewarm || settings.warmup} s at ${settings.connections} connections), and stopped with ` +
       'SIGSTOP (its whole process tree) but while measured. Each round visits every tier still running, in an ' +
       `order rotated by one per round, the anchor \`${anchorOf(settings)}\` first and halfway.`,

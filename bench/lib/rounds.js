@@ -8,6 +8,12 @@
 // ratio to the anchor comes from within one round. After `minRounds`, a
 // subject leaves the rotation once its ratios' 95% intervals are as tight as
 // the stop rule asks; the anchor stays while any other subject runs.
+//
+// A subject runs on more than one server process, visited in turn round by
+// round: a process can settle into a slower state for its whole life (one
+// tier's server a quarter to a half costlier in every round of a run: see
+// CHANGELOG.md), and with one process per subject a second run does not
+// reproduce the first's intervals. JMH's forks answer the JVM's version of it.
 const { freeze, thaw } = require('./freeze');
 const { mean, median, ratioInterval, twoModes, summary } = require('./stats');
 
@@ -98,9 +104,9 @@ function stopRule({ cpu = 0.05, rps = 0.1 } = {}) {
 const pct = (x) => `${(x * 100).toFixed(1)}%`;
 
 /**
- * Runs rounds over `subjects` (each `{ key, root }`, its server started and
- * frozen); `measure(subject, round)` measures one visit while the subject
- * runs. From round `minRounds` on, `stop(ratios)` says why a subject may
+ * Runs rounds over `subjects` (each `{ key, servers: [{ root }] }`, its
+ * servers started and frozen); round r visits server r mod their number,
+ * `measure(subject, round, server)` measuring it while it runs. From round `minRounds` on, `stop(ratios)` says why a subject may
  * leave (or null); no round starts past `maxRounds` or once it would end
  * after `deadline` (ms since the epoch). Returns every visit in order and,
  * per subject, how many rounds it ran and why it stopped.
@@ -125,12 +131,14 @@ async function runRounds(subjects, { anchor, minRounds, maxRounds, deadline = In
     }
     for (const key of order) {
       const subject = byKey.get(key);
+      const server = round % subject.servers.length;
+      const { root } = subject.servers[server];
       const started = Date.now();
-      thaw(subject.root);
+      thaw(root);
       try {
-        visits.push({ key, round, ...(await measure(subject, round)) });
+        visits.push({ key, round, server, ...(await measure(subject, round, server)) });
       } finally {
-        freeze(subject.root);
+        freeze(root);
       }
       visitMs += Date.now() - started;
       visitCount++;
@@ -170,7 +178,7 @@ function summarize(visits, anchor) {
       main: medianFigures(own.map((v) => v.main)),
       single: singles.length ? medianFigures(singles) : null,
       wrk: wrks.length ? medianFigures(wrks) : null,
-      runs: own.map((v) => ({ round: v.round, ...v.main })),
+      runs: own.map((v) => ({ round: v.round, server: v.server, ...v.main })),
       ratios: ratiosOf(visits, key, anchor),
     });
   }

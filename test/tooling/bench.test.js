@@ -366,13 +366,21 @@ describe('bench harness parts', () => {
   it(
     'stops a tier once its intervals are tight, keeps the anchor while others run, ' + 'caps rounds and minutes',
     async () => {
-      const sleeper = spawn('sleep', ['60']);
+      const sleepers = [spawn('sleep', ['60']), spawn('sleep', ['60'])];
       try {
-        const subjects = ['js', 'steady', 'noisy'].map((key) => ({ key, root: sleeper.pid }));
+        // As runRounds is handed them: started and frozen.
+        for (const s of sleepers) freeze(s.pid);
+        const subjects = ['js', 'steady', 'noisy'].map((key) => ({
+          key,
+          servers: sleepers.map((s) => ({ root: s.pid })),
+        }));
         let n = 0;
         // steady: ratio 10 ±0.5%; noisy: 10 ±30%, never within ±10%.
         const jitter = (spread) => 1 + spread * Math.sin(++n * 1.7);
-        const measure = async (s) => {
+        const measure = async (s, _round, server) => {
+          // The server visited runs; the other is stopped.
+          assert.equal(isFrozen(sleepers[server].pid), false);
+          assert.equal(isFrozen(sleepers[1 - server].pid), true);
           const rps = s.key === 'js' ? 100 : s.key === 'steady' ? 1000 * jitter(0.005) : 1000 * jitter(0.3);
           return { main: { requestsPerSecond: rps, serverCpuUsPerRequest: 1e6 / rps, machine: null } };
         };
@@ -387,7 +395,11 @@ describe('bench harness parts', () => {
         assert.match(stopped.get('steady').reason, /^converged: CPU ±\d\.\d%, req\/s ±\d\.\d%$/);
         assert.deepEqual(stopped.get('noisy'), { rounds: 6, reason: 'round cap' });
         assert.equal(stopped.get('js').rounds, 6);
-        assert.equal(visits.filter((v) => v.key === 'steady').length, 3);
+        assert.deepEqual(
+          visits.filter((v) => v.key === 'steady').map((v) => v.server),
+          [0, 1, 0],
+          "each round visits the subject's next server",
+        );
         assert.equal(visits.filter((v) => v.key === 'js').length, 12, 'the anchor twice a round while noisy runs');
         // A deadline long past: one round, then every subject stops on the budget.
         const budget = await runRounds(subjects, {
@@ -403,7 +415,7 @@ describe('bench harness parts', () => {
           ['time budget', 'time budget', 'time budget'],
         );
       } finally {
-        sleeper.kill('SIGKILL');
+        for (const s of sleepers) s.kill('SIGKILL');
       }
     },
   );
