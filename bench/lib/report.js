@@ -49,7 +49,9 @@ function interval(st, { invert: inv = false, digits = 2 } = {}) {
 function rpsRatio(r) {
   const a = r.ratios?.requestsPerSecond;
   const w = r.ratios?.wrkRequestsPerSecond;
-  if (w && a && w.estimate > a.estimate && !w.modes) return { ratio: w, generator: 'wrk', bound: true };
+  // wrk runs only in the rounds autocannon was held back; one round's ratio has no interval to print.
+  if (w && a && w.estimate > a.estimate && !w.modes && Number.isFinite(w.low))
+    return { ratio: w, generator: 'wrk', bound: true };
   return { ratio: a, generator: 'autocannon', bound: isLowerBound(r) };
 }
 

@@ -478,6 +478,12 @@ describe('bench harness parts', () => {
     );
     const wrkLess = rpsRatio({ ...served, ratios: { requestsPerSecond: ratio(100), wrkRequestsPerSecond: ratio(90) } });
     assert.deepEqual([wrkLess.generator, wrkLess.bound], ['autocannon', false]);
+    // wrk in one round only: a ratio without an interval does not stand in for autocannon's.
+    const wrkOnce = rpsRatio({
+      ...served,
+      ratios: { requestsPerSecond: ratio(100), wrkRequestsPerSecond: { estimate: 120, low: null, high: null } },
+    });
+    assert.equal(wrkOnce.generator, 'autocannon');
     assert.equal(isLowerBound({ busiestThreadCores: 1, loadGeneratorCpuCores: 0.95, machine: { busy: 1 } }), false);
   });
 
