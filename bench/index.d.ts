@@ -1,6 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 
-/** One server the benchmark starts: it must listen on a free port and print its URL. */
+/**
+ * One server the benchmark starts, twice side by side: it must listen on a free port and print its URL, and
+ * share no fixed port, socket or lock file with its twin.
+ */
 export interface BenchTier {
   name: string;
   /**

@@ -51,8 +51,8 @@ const NODE_ARGS = '--no-memory-reducer';
 
 const USAGE = `Usage: tier-bench [options]   (in this repository: node bench/run.js)
 
-Every tier's server starts up front; all but the one being measured are
-stopped (SIGSTOP). Each round visits every tier still running in a rotated
+Every tier's servers (${SERVERS_PER_TIER}, visited in turn) start up front; all but the one being
+measured are stopped (SIGSTOP). Each round visits every tier still running in a rotated
 order, the anchor (the configuration's baseline) twice; each tier's ratios
 to the anchor come from within one round. After ${MIN_ROUNDS} rounds a tier stops once
 its ratios' 95% intervals are within ±${TOLERANCE.cpu * 100}% (CPU per request) and
@@ -311,8 +311,8 @@ async function startSubjects(plan, workers, options, log) {
     for (const s of plan) {
       const subject = { ...s, servers: [] };
       subjects.push(subject);
-      for (let i = 0; i < SERVERS_PER_TIER; i++) {
-        log(`starting ${s.key} w=${workers} (server ${i + 1} of ${SERVERS_PER_TIER})`, true);
+      for (let i = 0; i < options.serversPerTier; i++) {
+        log(`starting ${s.key} w=${workers} (server ${i + 1} of ${options.serversPerTier})`, true);
         const server = await startTier(s.tier, {
           workers,
           node: s.node,
@@ -320,8 +320,11 @@ async function startSubjects(plan, workers, options, log) {
           config,
         });
         live.add(server);
+        // Listed before anything else can fail, so that stopSubjects stops it.
+        const started = { server, meter: null, root: server.child.pid };
+        subject.servers.push(started);
         const meter = createMeter(server, { entry: s.entry, workers, log });
-        subject.servers.push({ server, meter, root: server.child.pid });
+        started.meter = meter;
         const first = options.prewarm || options.warmup;
         if (first) await meter.window(closed(connections, paths, 0, first), { label: `${s.key} warm-up` });
         subject.meanBodyBytes ??= await meanBodyBytes(server.url, paths);
@@ -337,10 +340,15 @@ async function startSubjects(plan, workers, options, log) {
 
 async function stopSubjects(subjects) {
   for (const { server, meter, root } of subjects.flatMap((s) => s.servers)) {
-    thaw(root);
-    meter.close();
-    await server.stop();
-    live.delete(server);
+    // One that fails to stop leaves the others to stop; the signal handler's list keeps it.
+    try {
+      thaw(root);
+      meter?.close();
+      await server.stop();
+      live.delete(server);
+    } catch (err) {
+      process.stderr.write(`bench: stopping a server failed: ${err.message}\n`);
+    }
   }
 }
 

@@ -44,13 +44,15 @@ function interval(st, { invert: inv = false, digits = 2 } = {}) {
 /**
  * The req/s ratio a row stands for: autocannon's, or wrk's where autocannon
  * held the server back and wrk got more. wrk shares the machine with the
- * server too, so its figure is a lower bound as well.
+ * server too, so its figure is a lower bound as well. wrk runs only in the
+ * rounds autocannon was held back: its figure stands for the tier only where
+ * that was at least half of them, so a few rounds' ratio does not replace
+ * all of autocannon's.
  */
 function rpsRatio(r) {
   const a = r.ratios?.requestsPerSecond;
   const w = r.ratios?.wrkRequestsPerSecond;
-  // wrk runs only in the rounds autocannon was held back; one round's ratio has no interval to print.
-  if (w && a && w.estimate > a.estimate && !w.modes && Number.isFinite(w.low))
+  if (w && a && w.estimate > a.estimate && !w.modes && w.n >= 2 && 2 * w.n >= a.n)
     return { ratio: w, generator: 'wrk', bound: true };
   return { ratio: a, generator: 'autocannon', bound: isLowerBound(r) };
 }

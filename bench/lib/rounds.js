@@ -2,8 +2,8 @@
 
 // Interleaved rounds with an adaptive stop. This machine is shared and
 // drifts by tens of percent over minutes, so no figure is compared with one
-// taken minutes apart: every subject's server runs from the start, all but
-// the measured one stopped (freeze.js), and each round visits every subject
+// taken minutes apart: every subject's servers start up front, all but the
+// measured one stopped (freeze.js), and each round visits every subject
 // still in the rotation in a rotated order, the anchor twice. A subject's
 // ratio to the anchor comes from within one round. After `minRounds`, a
 // subject leaves the rotation once its ratios' 95% intervals are as tight as
@@ -105,11 +105,12 @@ const pct = (x) => `${(x * 100).toFixed(1)}%`;
 
 /**
  * Runs rounds over `subjects` (each `{ key, servers: [{ root }] }`, its
- * servers started and frozen); round r visits server r mod their number,
- * `measure(subject, round, server)` measuring it while it runs. From round `minRounds` on, `stop(ratios)` says why a subject may
- * leave (or null); no round starts past `maxRounds` or once it would end
- * after `deadline` (ms since the epoch). Returns every visit in order and,
- * per subject, how many rounds it ran and why it stopped.
+ * servers started and frozen); round r visits server r mod their number
+ * (the anchor's second visit the next one), `measure(subject, round, server)`
+ * measuring it while it runs. From round `minRounds` on, `stop(ratios)` says
+ * why a subject may leave (or null); no round starts past `maxRounds` or
+ * once it would end after `deadline` (ms since the epoch). Returns every
+ * visit in order and, per subject, how many rounds it ran and why it stopped.
  */
 async function runRounds(subjects, { anchor, minRounds, maxRounds, deadline = Infinity, stop, measure, onRound }) {
   const byKey = new Map(subjects.map((s) => [s.key, s]));
@@ -129,9 +130,14 @@ async function runRounds(subjects, { anchor, minRounds, maxRounds, deadline = In
       active.clear();
       break;
     }
+    const seen = new Map();
     for (const key of order) {
       const subject = byKey.get(key);
-      const server = round % subject.servers.length;
+      // The anchor's two visits go to different servers: every tier's ratio
+      // in a round then divides by both, not always by the same process.
+      const nth = seen.get(key) ?? 0;
+      seen.set(key, nth + 1);
+      const server = (round + nth) % subject.servers.length;
       const { root } = subject.servers[server];
       const started = Date.now();
       thaw(root);

@@ -366,21 +366,21 @@ describe('bench harness parts', () => {
   it(
     'stops a tier once its intervals are tight, keeps the anchor while others run, ' + 'caps rounds and minutes',
     async () => {
-      const sleepers = [spawn('sleep', ['60']), spawn('sleep', ['60'])];
+      // Two servers per subject, as runRounds is handed them: started and frozen.
+      const sleepers = Array.from({ length: 6 }, () => spawn('sleep', ['60']));
       try {
-        // As runRounds is handed them: started and frozen.
         for (const s of sleepers) freeze(s.pid);
-        const subjects = ['js', 'steady', 'noisy'].map((key) => ({
+        const subjects = ['js', 'steady', 'noisy'].map((key, i) => ({
           key,
-          servers: sleepers.map((s) => ({ root: s.pid })),
+          servers: sleepers.slice(2 * i, 2 * i + 2).map((s) => ({ root: s.pid })),
         }));
         let n = 0;
         // steady: ratio 10 ±0.5%; noisy: 10 ±30%, never within ±10%.
         const jitter = (spread) => 1 + spread * Math.sin(++n * 1.7);
         const measure = async (s, _round, server) => {
-          // The server visited runs; the other is stopped.
-          assert.equal(isFrozen(sleepers[server].pid), false);
-          assert.equal(isFrozen(sleepers[1 - server].pid), true);
+          // The server visited runs, and no other.
+          const running = sleepers.filter((p) => !isFrozen(p.pid)).map((p) => p.pid);
+          assert.deepEqual(running, [s.servers[server].root]);
           const rps = s.key === 'js' ? 100 : s.key === 'steady' ? 1000 * jitter(0.005) : 1000 * jitter(0.3);
           return { main: { requestsPerSecond: rps, serverCpuUsPerRequest: 1e6 / rps, machine: null } };
         };
@@ -399,6 +399,14 @@ describe('bench harness parts', () => {
           visits.filter((v) => v.key === 'steady').map((v) => v.server),
           [0, 1, 0],
           "each round visits the subject's next server",
+        );
+        assert.deepEqual(
+          [0, 1].map((round) => visits.filter((v) => v.key === 'js' && v.round === round).map((v) => v.server)),
+          [
+            [0, 1],
+            [1, 0],
+          ],
+          "the anchor's two visits of a round, one to each server",
         );
         assert.equal(visits.filter((v) => v.key === 'js').length, 12, 'the anchor twice a round while noisy runs');
         // A deadline long past: one round, then every subject stops on the budget.
@@ -465,7 +473,7 @@ describe('bench harness parts', () => {
     assert.equal(limitOf({ busiestThreadCores: 0.5, loadGeneratorCpuCores: 0.6, machine: { busy: 0.95 } }), 'machine');
     assert.equal(limitOf({ busiestThreadCores: 0.5, loadGeneratorCpuCores: 0.6, machine: { busy: 0.7 } }), null);
     const { rpsRatio } = require('../../bench/lib/report');
-    const ratio = (estimate) => ({ estimate, low: estimate * 0.9, high: estimate * 1.1 });
+    const ratio = (estimate, n = 8) => ({ estimate, low: estimate * 0.9, high: estimate * 1.1, n });
     const served = { busiestThreadCores: 0.5, loadGeneratorCpuCores: 0.6, machine: { busy: 0.7 } };
     const wrkMore = rpsRatio({
       ...served,
@@ -478,12 +486,20 @@ describe('bench harness parts', () => {
     );
     const wrkLess = rpsRatio({ ...served, ratios: { requestsPerSecond: ratio(100), wrkRequestsPerSecond: ratio(90) } });
     assert.deepEqual([wrkLess.generator, wrkLess.bound], ['autocannon', false]);
-    // wrk in one round only: a ratio without an interval does not stand in for autocannon's.
+    // wrk in a few of the rounds only: their ratio does not stand in for autocannon's over all of them.
     const wrkOnce = rpsRatio({
       ...served,
-      ratios: { requestsPerSecond: ratio(100), wrkRequestsPerSecond: { estimate: 120, low: null, high: null } },
+      ratios: { requestsPerSecond: ratio(100), wrkRequestsPerSecond: { estimate: 120, low: null, high: null, n: 1 } },
     });
-    assert.equal(wrkOnce.generator, 'autocannon');
+    const wrkTwice = rpsRatio({
+      ...served,
+      ratios: { requestsPerSecond: ratio(100), wrkRequestsPerSecond: ratio(120, 2) },
+    });
+    const wrkHalf = rpsRatio({
+      ...served,
+      ratios: { requestsPerSecond: ratio(100), wrkRequestsPerSecond: ratio(120, 4) },
+    });
+    assert.deepEqual([wrkOnce.generator, wrkTwice.generator, wrkHalf.generator], ['autocannon', 'autocannon', 'wrk']);
     assert.equal(isLowerBound({ busiestThreadCores: 1, loadGeneratorCpuCores: 0.95, machine: { busy: 1 } }), false);
   });
 

@@ -165,11 +165,17 @@ describe('"Which tier?" against the committed report', () => {
     });
   }
 
-  it('quotes a lower bound as one', () => {
-    for (const tier of ['axum']) {
+  it('quotes a lower bound as one, and nothing else', () => {
+    const opening = {
+      'js-workers': '`js-workers` is not the answer',
+      'cli-pool': '`cli-pool`',
+      'axum-rpc': '`axum-rpc`',
+      axum: 'Move the route to `axum`',
+    };
+    for (const [tier, opens] of Object.entries(opening)) {
       const { bound } = rpsRatio(row(tier));
-      const text = bullet('Move the route to `axum`');
-      assert.equal(/at least \d+\.\dx/.test(text), bound, text);
+      const text = bullet(opens);
+      assert.equal(/at least \d+\.\dx/.test(text), bound, `${tier}: ${text}`);
     }
   });
 });
