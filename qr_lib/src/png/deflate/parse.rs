@@ -35,8 +35,8 @@ pub struct Scratch {
     earlier: Vec<u32>,
     pub tokens: Vec<Token>,
     /// The hash chains (see `Parser::index`), cleared only by the parse
-    /// that uses them.
-    buckets: Box<[u64; 1 << HASH_BITS]>,
+    /// that uses them: 4 KiB, two 16-bit links a bucket.
+    buckets: Box<[u32; 1 << HASH_BITS]>,
 }
 
 impl Default for Scratch {
@@ -89,8 +89,8 @@ fn hash(word: u32) -> usize {
 
 /// A bucket's links, newest first. A link is 1 + position; 0 is none.
 #[inline(always)]
-fn links(bucket: u64) -> [u32; MAX_PROBES] {
-    [bucket as u32, (bucket >> 32) as u32]
+fn links(bucket: u32) -> [u32; MAX_PROBES] {
+    [bucket & 0xFFFF, bucket >> 16]
 }
 
 /// Keeps `best` the longest useful match seen, nearest first among equals:
@@ -118,8 +118,9 @@ struct Parser<'a, const CHAIN: bool, const SKIP: bool> {
     hashes: &'a [u64],
     earlier: &'a [u32],
     /// Each hash's chain, cut to its `MAX_PROBES` (2) newest links: the low
-    /// half of a bucket is the newest, the high half the one before.
-    buckets: &'a mut [u64; 1 << HASH_BITS],
+    /// 16 bits of a bucket are the newest, the high 16 the one before (a
+    /// link is 1 + a position in `lines`, under 2^16).
+    buckets: &'a mut [u32; 1 << HASH_BITS],
     row_and_column: RowAndColumn,
     tokens: TokenWriter<'a>,
 }
@@ -137,6 +138,7 @@ impl<'a, const CHAIN: bool, const SKIP: bool> Parser<'a, CHAIN, SKIP> {
         tokens.clear();
         let buckets = &mut **buckets;
         if CHAIN {
+            assert!(lines.len() < 1 << 16, "image too large for 16-bit links");
             buckets.fill(0);
         }
         Self {
@@ -326,7 +328,7 @@ impl<const CHAIN: bool, const SKIP: bool> Parser<'_, CHAIN, SKIP> {
     /// Makes position `q` the newest link of hash `h`'s chain.
     #[inline(always)]
     fn index(&mut self, q: usize, h: usize) {
-        self.buckets[h] = self.buckets[h] << 32 | (q as u64 + 1);
+        self.buckets[h] = self.buckets[h] << 16 | (q as u32 + 1);
     }
 
     /// Bytes from column `o` of block `k` equal to those of block `j`.
