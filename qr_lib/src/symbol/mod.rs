@@ -19,6 +19,7 @@ use qrcode::EcLevel;
 mod data_bits;
 mod mask;
 mod merge;
+mod placement;
 mod reed_solomon;
 mod reference;
 mod segments;
@@ -94,23 +95,14 @@ pub struct Placed {
 }
 
 /// The placement stage: codeword bits, most significant first, along the
-/// zigzag path. Each bit goes straight to its place from the version's
-/// table (see `Template::bit_places`): no path walk, no per-row bookkeeping.
+/// zigzag path. The bits go straight to their places, two at a time where
+/// they lie side by side, from the version's table (see `placement`): no
+/// path walk, no per-row bookkeeping.
 pub fn place(codewords: &Codewords) -> Placed {
     let template = template(codewords.version);
-    // Two halves per row of a u128-wide symbol: the mask keeps every index
-    // in bounds, so the compiler drops the bounds checks.
+    // Two halves per row of a u128-wide symbol.
     let mut halves = [0u64; 2 * 128];
-    // Eight places per codeword; remainder bits past the last stay light.
-    for (&word, places) in codewords
-        .words
-        .iter()
-        .zip(template.bit_places.chunks_exact(8))
-    {
-        for (i, &place) in places.iter().enumerate() {
-            halves[usize::from(place >> 6) & 255] |= u64::from(word >> (7 - i) & 1) << (place & 63);
-        }
-    }
+    template.placement.place(&mut halves, &codewords.words);
     let rows = halves[..2 * template.width]
         .chunks_exact(2)
         .map(|h| u128::from(h[0]) | u128::from(h[1]) << 64)
@@ -146,9 +138,8 @@ struct Template {
     /// Data module coordinates (x, y), in the order bits are placed.
     #[cfg(test)]
     data_path: Vec<(u8, u8)>,
-    /// The same, as bit numbers in the rows taken as pairs of u64 halves,
-    /// low half first: `128 * y + x`.
-    bit_places: Vec<u16>,
+    /// Where each codeword's bits go (see `placement`).
+    placement: placement::Placement,
 }
 
 fn template(number: i16) -> &'static Template {
@@ -182,7 +173,7 @@ fn build_template(version: Version) -> Template {
         .filter(|&(x, y)| canvas.get(x, y) == Module::Empty)
         .map(|(x, y)| (x as u8, y as u8))
         .collect();
-    let bit_places = data_path
+    let places: Vec<u16> = data_path
         .iter()
         .map(|&(x, y)| 128 * u16::from(y) + u16::from(x))
         .collect();
@@ -191,7 +182,7 @@ fn build_template(version: Version) -> Template {
         masked,
         #[cfg(test)]
         data_path,
-        bit_places,
+        placement: placement::Placement::new(&places),
     }
 }
 
