@@ -111,7 +111,9 @@ const TRANSITION: [[(u8, Action); CLASSES]; 7] = {
 
 /// The crate's `Parser::new(data)` segments, Kanji reported as Byte.
 pub fn parse(data: &[u8]) -> Vec<Segment> {
-    let mut segments = Vec::new();
+    // Room for the usual handful of mode changes, so that the list is
+    // not grown a few times over on the way.
+    let mut segments = Vec::with_capacity(16);
     let mut push = |mode, begin, end| segments.push(Segment { mode, begin, end });
     let (mut state, mut begin) = (INIT, 0);
     let classes = data.iter().map(|&b| CLASS[usize::from(b)]);
