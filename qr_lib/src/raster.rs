@@ -56,7 +56,14 @@ pub fn image(symbol: &Symbol) -> Image {
         // width, which decoders ignore).
         let line = &mut lines[y * stride + 1..][..(groups - 1) * scale + 8];
         for (i, &group) in row.to_le_bytes()[..groups].iter().enumerate() {
-            line[i * scale..][..8].copy_from_slice(&spread[usize::from(group)]);
+            let bytes = spread[usize::from(group)];
+            // SAFETY: `line` holds `(groups - 1) * scale + 8` bytes, so the
+            // eight from `i * scale` (i < groups) are in it; checked once
+            // by the slice above, not twice per group.
+            unsafe {
+                let at = line.as_mut_ptr().add(i * scale);
+                at.cast::<[u8; 8]>().write_unaligned(bytes);
+            }
         }
     }
     lines.truncate(stride * modules);
