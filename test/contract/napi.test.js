@@ -87,7 +87,7 @@ describe('qr_napi addon', () => {
     );
   });
 
-  it('keeps the event loop turning while 200 async calls run; the sync calls block it', async () => {
+  it('keeps the event loop turning while async calls run; the sync calls block it', async () => {
     const text = 'z'.repeat(512); // the slowest valid input
     const ticksDuring = async (work) => {
       let ticks = 0;
@@ -96,13 +96,20 @@ describe('qr_napi addon', () => {
       clearInterval(timer);
       return ticks;
     };
+    // Enough calls for about 50 ms of work at this machine's pace, so that a
+    // 1 ms timer has room to fire however fast the core gets (200 calls of
+    // a faster core once ran in under the timer's first millisecond).
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < 50; i++) addon.generateQrCodeSync(text);
+    const perCall = Number(process.hrtime.bigint() - started) / 50 / 1e6;
+    const calls = Math.max(200, Math.ceil(50 / perCall));
     const asyncTicks = await ticksDuring(() =>
-      Promise.all(Array.from({ length: 200 }, () => addon.generateQrCode(text))),
+      Promise.all(Array.from({ length: calls }, () => addon.generateQrCode(text))),
     );
     const syncTicks = await ticksDuring(async () => {
-      for (let i = 0; i < 200; i++) addon.generateQrCodeSync(text);
+      for (let i = 0; i < calls; i++) addon.generateQrCodeSync(text);
     });
-    assert.ok(asyncTicks >= 1, `timer fired ${asyncTicks} times during the async calls`);
+    assert.ok(asyncTicks >= 1, `timer fired ${asyncTicks} times during ${calls} async calls`);
     assert.equal(syncTicks, 0, 'nothing else runs during the sync calls');
   });
 

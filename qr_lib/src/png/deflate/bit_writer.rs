@@ -47,7 +47,10 @@ impl<'a> BitWriter<'a> {
             let at = self.out.as_mut_ptr().add(self.len);
             at.cast::<[u8; 8]>().write_unaligned(self.acc.to_le_bytes());
         }
-        let bytes = self.count / 8;
+        // At most the eight bytes just written count as written, even were
+        // a caller to overfill the accumulator (which `bits` checks only in
+        // debug builds): `len` never passes initialised bytes.
+        let bytes = (self.count / 8).min(8);
         self.len += bytes as usize;
         // Two shifts: a shift by 64 (eight full bytes) would overflow.
         self.acc = self.acc >> (bytes * 4) >> (bytes * 4);
