@@ -6,6 +6,7 @@
 //! crate exactly, quirks included (its balance rule and finder-pattern rule
 //! differ from ISO 18004), so the chosen mask is the crate's.
 
+use std::mem::MaybeUninit;
 use std::ops::{Add, AddAssign, BitAnd, BitOr, BitXor, Mul, Not, Shl, Shr};
 
 /// A packed row: `u64` for symbols up to 64 modules wide (version 11), `u128`
@@ -88,6 +89,9 @@ mod lanes;
     all(target_arch = "wasm32", target_feature = "simd128")
 ))]
 use lanes::{PairRow, QuadRow, SplitRow};
+/// Rows in 256-bit AVX2 registers, where the CPU has it.
+#[cfg(target_arch = "x86_64")]
+mod wide;
 
 /// The index of the first of `candidates` with the lowest penalty, where
 /// candidate `i` is `masked[i]` XOR `data`, rows of `width` modules.
@@ -95,14 +99,51 @@ use lanes::{PairRow, QuadRow, SplitRow};
 /// The rules are mostly popcounts. x86-64's baseline has no POPCNT
 /// instruction, so where the CPU has one, the same code is compiled a second
 /// time with it enabled and chosen at run time (`lowest_penalty_portable` is
-/// its scalar twin; a test holds the two equal).
+/// its scalar twin; a test holds the two equal). Where the CPU has AVX2, the
+/// candidates go twice as many to a register (`wide`).
 pub fn lowest_penalty(masked: &[Vec<u128>], data: &[u128], width: usize) -> usize {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("popcnt") {
-        // SAFETY: the CPU has POPCNT, checked just above.
-        return unsafe { lowest_penalty_popcnt(masked, data, width) };
+    {
+        if width <= SplitRow::MAX_WIDTH && std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above.
+            return unsafe { lowest_penalty_avx2(masked, data, width) };
+        }
+        if std::arch::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU has POPCNT, checked just above.
+            return unsafe { lowest_penalty_popcnt(masked, data, width) };
+        }
     }
     lowest_penalty_portable(masked, data, width)
+}
+
+/// `lowest_penalty` for rows of up to `SplitRow::MAX_WIDTH` modules, with
+/// eight, four or two candidates per 256-bit row.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn lowest_penalty_avx2(masked: &[Vec<u128>], data: &[u128], width: usize) -> usize {
+    use wide::{Oct, OctRow, Quad64, QuadRow64, SplitPair, SplitPairRow};
+    if width <= OctRow::MAX_WIDTH {
+        let rows = &mut [MaybeUninit::uninit(); OctRow::MAX_WIDTH][..width];
+        let oct = |rows: [u128; 8]| OctRow::from_rows(rows.map(|r| r as u32));
+        return lowest_penalty_in_groups(rows, masked, data, oct, Oct::totals);
+    }
+    if width <= 64 {
+        let rows = &mut [MaybeUninit::uninit(); 64][..width];
+        let quad = |rows: [u128; 4]| QuadRow64::from_rows(rows.map(|r| r as u64));
+        return lowest_penalty_in_groups(rows, masked, data, quad, Quad64::totals);
+    }
+    assert!(
+        width <= SplitRow::MAX_WIDTH,
+        "{width} modules: too wide for a split row"
+    );
+    let rows = &mut [MaybeUninit::uninit(); SplitRow::MAX_WIDTH][..width];
+    lowest_penalty_in_groups(
+        rows,
+        masked,
+        data,
+        SplitPairRow::from_rows,
+        SplitPair::totals,
+    )
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -174,7 +215,7 @@ fn lowest_penalty_in<R: Row<Score = u32>>(
 ))]
 #[inline(always)]
 fn lowest_penalty_in_pairs(masked: &[Vec<u128>], data: &[u128], width: usize) -> usize {
-    let rows = &mut [PairRow::zero(); 64][..width];
+    let rows = &mut [MaybeUninit::uninit(); 64][..width];
     let pair = |[first, second]: [u128; 2]| PairRow::from_rows(first as u64, second as u64);
     lowest_penalty_in_groups(rows, masked, data, pair, lanes::Pair::totals)
 }
@@ -186,20 +227,22 @@ fn lowest_penalty_in_pairs(masked: &[Vec<u128>], data: &[u128], width: usize) ->
 ))]
 #[inline(always)]
 fn lowest_penalty_in_quads(masked: &[Vec<u128>], data: &[u128], width: usize) -> usize {
-    let rows = &mut [QuadRow::zero(); QuadRow::MAX_WIDTH][..width];
+    let rows = &mut [MaybeUninit::uninit(); QuadRow::MAX_WIDTH][..width];
     let quad = |rows: [u128; 4]| QuadRow::from_rows(rows.map(|r| r as u32));
     lowest_penalty_in_groups(rows, masked, data, quad, lanes::Quad::totals)
 }
 
 /// `lowest_penalty` with the candidates `N` at a time, one per lane of the
-/// rows `group` makes; `totals` reads the lanes' penalties back.
+/// rows `group` makes in `rows` (one per module row); `totals` reads the
+/// lanes' penalties back. The rows are left uninitialised until written:
+/// zeroing the widest (3.6 KiB of them) cost more than a group's 2x2 rule.
 #[cfg(any(
     target_arch = "x86_64",
     all(target_arch = "wasm32", target_feature = "simd128")
 ))]
 #[inline(always)]
 fn lowest_penalty_in_groups<R: Row, const N: usize>(
-    rows: &mut [R],
+    rows: &mut [MaybeUninit<R>],
     masked: &[Vec<u128>],
     data: &[u128],
     group: impl Fn([u128; N]) -> R,
@@ -207,11 +250,14 @@ fn lowest_penalty_in_groups<R: Row, const N: usize>(
 ) -> usize {
     assert!(masked.len() % N == 0, "candidates come in groups of {N}");
     let width = rows.len();
+    assert_eq!(data.len(), width, "one data row per module row");
     let mut best: Option<(u32, usize)> = None;
     for (g, masks) in masked.chunks_exact(N).enumerate() {
         for (y, (r, &d)) in rows.iter_mut().zip(data).enumerate() {
-            *r = group(std::array::from_fn(|i| masks[i][y] ^ d));
+            r.write(group(std::array::from_fn(|i| masks[i][y] ^ d)));
         }
+        // SAFETY: the loop above wrote all `width` rows (`data` has as many).
+        let rows = unsafe { std::slice::from_raw_parts(rows.as_ptr().cast::<R>(), width) };
         let bound = best.map_or(u32::MAX, |(s, _)| s);
         // Dropped only when every lane reaches the bound; any may still lose.
         if let Some(score) = penalty_below(rows, width, bound) {

@@ -198,10 +198,10 @@ mod register {
 use register::V;
 
 /// The first module of `SplitRow`'s high lane.
-const HIGH_START: usize = 50;
+pub const HIGH_START: usize = 50;
 /// The first module the high lane counts: the low lane counts those before,
 /// which have their 10 modules on the right within it.
-const HIGH_COUNTS_FROM: usize = 54;
+pub const HIGH_COUNTS_FROM: usize = 54;
 
 #[derive(Clone, Copy)]
 pub struct SplitRow(V);

@@ -129,48 +129,59 @@ fn check_against_naive<R: Row<Score = u32>>(grid: &[Vec<bool>], rows: &[R]) {
     assert_eq!(penalty_below(rows, width, total / 2), None);
 }
 
-/// Two grids of one width as one pair of candidates.
-#[cfg(any(
-    target_arch = "x86_64",
-    all(target_arch = "wasm32", target_feature = "simd128")
-))]
-fn check_pair_against_naive(grid: &[Vec<bool>], other: &[Vec<bool>]) {
-    let width = grid.len();
-    let rows: Vec<PairRow> = pack(grid)
-        .iter()
-        .zip(pack(other))
-        .map(|(&first, second)| PairRow::from_rows(first as u64, second as u64))
+/// `N` grids of one width as the lanes of one row type (`group` makes a
+/// row from the grids' packed rows, `totals` reads the lanes' scores).
+fn check_group_against_naive<R: Row, const N: usize>(
+    grids: [&[Vec<bool>]; N],
+    group: impl Fn([u128; N]) -> R,
+    totals: impl Fn(R::Score) -> [u32; N],
+) {
+    let width = grids[0].len();
+    let packed = grids.map(pack);
+    let rows: Vec<R> = (0..width)
+        .map(|y| group(packed.each_ref().map(|p| p[y])))
         .collect();
-    let totals = [naive_penalty(grid), naive_penalty(other)];
-    let scored = |bound| penalty_below(&rows, width, bound).map(|p| p.totals());
-    assert_eq!(scored(u32::MAX), Some(totals));
-    // Dropped only once both totals reach the bound.
-    let (low, high) = (totals[0].min(totals[1]), totals[0].max(totals[1]));
+    let expected = grids.map(naive_penalty);
+    let scored = |bound| penalty_below(&rows, width, bound).map(&totals);
+    assert_eq!(scored(u32::MAX), Some(expected), "width {width}");
+    // Dropped only once every total reaches the bound.
+    let (low, high) = (
+        *expected.iter().min().unwrap(),
+        *expected.iter().max().unwrap(),
+    );
     assert_eq!(scored(low), None);
     if low < high {
         assert_eq!(scored(high).map(|t| t.contains(&low)), Some(true));
     }
 }
 
-/// Four grids of one width as one quad of candidates.
-#[cfg(any(
-    target_arch = "x86_64",
-    all(target_arch = "wasm32", target_feature = "simd128")
-))]
-fn check_quad_against_naive(grids: [&[Vec<bool>]; 4]) {
-    let width = grids[0].len();
-    let packed = grids.map(pack);
-    let rows: Vec<QuadRow> = (0..width)
-        .map(|y| QuadRow::from_rows(packed.each_ref().map(|p| p[y] as u32)))
-        .collect();
-    let totals = grids.map(naive_penalty);
-    let scored = |bound| penalty_below(&rows, width, bound).map(|p| p.totals());
-    assert_eq!(scored(u32::MAX), Some(totals));
-    // Dropped only once all four totals reach the bound.
-    let (low, high) = (*totals.iter().min().unwrap(), *totals.iter().max().unwrap());
-    assert_eq!(scored(low), None);
-    if low < high {
-        assert_eq!(scored(high).map(|t| t.contains(&low)), Some(true));
+/// The next `N` grids of grid `i`'s width (the widths repeat every `n`).
+fn same_width<const N: usize>(
+    all: &[Vec<Vec<bool>>],
+    i: usize,
+    n: usize,
+) -> Option<[&[Vec<bool>]; N]> {
+    (i + (N - 1) * n < all.len()).then(|| std::array::from_fn(|k| &all[i + k * n][..]))
+}
+
+/// The AVX2 rows, each with as many grids of one width as it holds (the
+/// caller has checked that the CPU has AVX2).
+#[cfg(target_arch = "x86_64")]
+fn check_wide_against_naive(all: &[Vec<Vec<bool>>], i: usize, n: usize) {
+    use super::wide::{Oct, OctRow, Quad64, QuadRow64, SplitPair, SplitPairRow};
+    let width = all[i].len();
+    if let Some(eight) = same_width::<8>(all, i, n).filter(|_| width <= OctRow::MAX_WIDTH) {
+        let oct = |rows: [u128; 8]| OctRow::from_rows(rows.map(|r| r as u32));
+        check_group_against_naive(eight, oct, Oct::totals);
+    }
+    if let Some(four) = same_width::<4>(all, i, n).filter(|_| width <= 64) {
+        let quad = |rows: [u128; 4]| QuadRow64::from_rows(rows.map(|r| r as u64));
+        check_group_against_naive(four, quad, Quad64::totals);
+    }
+    if let Some(two) =
+        same_width::<2>(all, i, n).filter(|_| width > 64 && width <= SplitRow::MAX_WIDTH)
+    {
+        check_group_against_naive(two, SplitPairRow::from_rows, SplitPair::totals);
     }
 }
 
@@ -185,20 +196,25 @@ fn penalties_match_the_naive_rules() {
             let narrow: Vec<u64> = rows.iter().map(|&r| r as u64).collect();
             check_against_naive(grid, &narrow);
         }
-        // The next grid of this width (the widths repeat every n).
         #[cfg(any(
             target_arch = "x86_64",
             all(target_arch = "wasm32", target_feature = "simd128")
         ))]
-        if let Some(other) = all.get(i + n).filter(|_| grid.len() <= 64) {
-            check_pair_against_naive(grid, other);
+        {
+            if let Some(two) = same_width::<2>(&all, i, n).filter(|_| grid.len() <= 64) {
+                let pair = |[a, b]: [u128; 2]| PairRow::from_rows(a as u64, b as u64);
+                check_group_against_naive(two, pair, lanes::Pair::totals);
+            }
+            if let Some(four) =
+                same_width::<4>(&all, i, n).filter(|_| grid.len() <= QuadRow::MAX_WIDTH)
+            {
+                let quad = |rows: [u128; 4]| QuadRow::from_rows(rows.map(|r| r as u32));
+                check_group_against_naive(four, quad, lanes::Quad::totals);
+            }
         }
-        #[cfg(any(
-            target_arch = "x86_64",
-            all(target_arch = "wasm32", target_feature = "simd128")
-        ))]
-        if grid.len() <= QuadRow::MAX_WIDTH && i + 3 * n < all.len() {
-            check_quad_against_naive([0, 1, 2, 3].map(|k| &all[i + k * n][..]));
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            check_wide_against_naive(&all, i, n);
         }
         #[cfg(any(
             target_arch = "x86_64",
@@ -251,6 +267,21 @@ fn both_builds_choose_the_first_lowest_penalty() {
             first_lowest,
             "width {width}"
         );
+        // Each build the CPU can run, whichever `lowest_penalty` picks.
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected;
+            if is_x86_feature_detected!("popcnt") {
+                // SAFETY: the CPU has POPCNT.
+                let chosen = unsafe { lowest_penalty_popcnt(&masked, &data, width) };
+                assert_eq!(chosen, first_lowest, "width {width}");
+            }
+            if width <= SplitRow::MAX_WIDTH && is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2.
+                let chosen = unsafe { lowest_penalty_avx2(&masked, &data, width) };
+                assert_eq!(chosen, first_lowest, "width {width}");
+            }
+        }
         // Ties: copies of the winner after it (in its pair and in later
         // pairs) lose to it; a copy just before it wins.
         let winner = &masked[first_lowest];
