@@ -6,6 +6,10 @@
 //! crate exactly, quirks included (its balance rule and finder-pattern rule
 //! differ from ISO 18004), so the chosen mask is the crate's.
 
+#[cfg(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+))]
 use std::mem::MaybeUninit;
 use std::ops::{Add, AddAssign, BitAnd, BitOr, BitXor, Mul, Not, Shl, Shr};
 

@@ -268,6 +268,78 @@ mod bytes16 {
     }
 }
 
+/// Bit `i` set where `data[p + i] == data[r + i]`, for `i < n` (`n` at most
+/// 64): sixteen bytes a compare where they are there, then byte by byte.
+#[inline(always)]
+pub fn equal_bits(data: &[u8], p: usize, r: usize, n: usize) -> u64 {
+    debug_assert!(n <= 64);
+    let mut bits = 0;
+    let mut i = 0;
+    #[cfg(any(
+        target_arch = "x86_64",
+        all(target_arch = "wasm32", target_feature = "simd128")
+    ))]
+    {
+        // Most lines (scales 4 and 6) are 32 bytes or less: two compares.
+        if n <= 32 && p.max(r) + 32 <= data.len() {
+            let low = bytes16::equal(data, p, r);
+            let high = bytes16::equal(data, p + 16, r + 16);
+            return u64::from(low | high << 16) & low_bits(n);
+        }
+    }
+    #[cfg(any(
+        target_arch = "x86_64",
+        all(target_arch = "wasm32", target_feature = "simd128")
+    ))]
+    while i < n && p.max(r) + i + 16 <= data.len() {
+        bits |= u64::from(bytes16::equal(data, p + i, r + i)) << i;
+        i += 16;
+    }
+    while i < n {
+        bits |= u64::from(data[p + i] == data[r + i]) << i;
+        i += 1;
+    }
+    bits & low_bits(n)
+}
+
+/// The low `n` bits (`n` at most 64).
+#[inline(always)]
+pub fn low_bits(n: usize) -> u64 {
+    u64::MAX.checked_shr(64 - n as u32).unwrap_or(0)
+}
+
+/// Bit `i` set where `data[p + i]` is zero, for `i < n` (at most 64).
+#[inline(always)]
+pub fn zero_bits(data: &[u8], p: usize, n: usize) -> u64 {
+    debug_assert!(n <= 64);
+    let mut bits = 0;
+    let mut i = 0;
+    #[cfg(any(
+        target_arch = "x86_64",
+        all(target_arch = "wasm32", target_feature = "simd128")
+    ))]
+    {
+        if n <= 32 && p + 32 <= data.len() {
+            let low = bytes16::zero(data, p);
+            let high = bytes16::zero(data, p + 16);
+            return u64::from(low | high << 16) & low_bits(n);
+        }
+    }
+    #[cfg(any(
+        target_arch = "x86_64",
+        all(target_arch = "wasm32", target_feature = "simd128")
+    ))]
+    while i < n && p + i + 16 <= data.len() {
+        bits |= u64::from(bytes16::zero(data, p + i)) << i;
+        i += 16;
+    }
+    while i < n {
+        bits |= u64::from(data[p + i] == 0) << i;
+        i += 1;
+    }
+    bits & low_bits(n)
+}
+
 /// Length of the match at `p` against `p - dist`, up to `limit`; compares
 /// sixteen bytes at a time, then eight near the data's end (a short tail in
 /// one word, when the data allows), then bytes.
@@ -345,6 +417,32 @@ mod tests {
             assert_eq!(match_len(&data, p, dist, limit), equal, "case {case}");
             let zeros = (0..limit).take_while(|&i| data[p + i] == 0).count();
             assert_eq!(zero_run(&data, p, limit), zeros, "case {case}");
+        }
+    }
+
+    #[test]
+    fn equal_and_zero_bits_agree_with_byte_compares() {
+        let mut rng = xorshift(0xB175);
+        for case in 0..20_000 {
+            // Every length of data up to 140, so both the two-compare path,
+            // the sixteen-byte loop and the byte tail are used.
+            let data: Vec<u8> = (0..1 + case % 140)
+                .map(|_| [0, 0x3C][rng() as usize % 2])
+                .collect();
+            let (p, r) = (rng() as usize % data.len(), rng() as usize % data.len());
+            let n = (rng() as usize % 65).min(data.len() - p.max(r));
+            let bits = |n: usize, f: &dyn Fn(usize) -> bool| {
+                (0..n).filter(|&i| f(i)).map(|i| 1u64 << i).sum::<u64>()
+            };
+            let equal = bits(n, &|i| data[p + i] == data[r + i]);
+            assert_eq!(
+                equal_bits(&data, p, r, n),
+                equal,
+                "case {case}: {p} {r} {n}"
+            );
+            let n = n.max((rng() as usize % 65).min(data.len() - p));
+            let zeros = bits(n, &|i| data[p + i] == 0);
+            assert_eq!(zero_bits(&data, p, n), zeros, "case {case}: {p} {n}");
         }
     }
 

@@ -16,7 +16,8 @@
 //! bytes for several microseconds.
 //!
 //! One concern per file, in the order the encoder runs them: `parse`
-//! (with `matching`) writes `tokens`; `block` codes them with `huffman`'s
+//! (with `matching`, and `parse/line_masks` where there is no chain)
+//! writes `tokens`; `block` codes them with `huffman`'s
 //! codes and the format's `tables` through the `bit_writer`; `adler32`
 //! closes the stream.
 

@@ -8,6 +8,8 @@
 //! through the Up-filter rows, which are the same after every scanline, and
 //! into the next scanlines for as long as they agree.
 
+mod line_masks;
+
 use super::matching::{line_hash, match_len, no_match_starts, zero_run, RowAndColumn, MIN_USEFUL};
 use super::tables::{MIN_MATCH, WINDOW};
 use super::tokens::{push_copy, push_match, Token, TokenWriter};
@@ -34,6 +36,9 @@ pub struct Scratch {
     /// the same bucket (0: none): the only rows `repeated_rows` compares.
     earlier: Vec<u32>,
     pub tokens: Vec<Token>,
+    /// Without the chain, for lines of up to 64 bytes: each line's bytes
+    /// equal to the line above, as bits (see `line_masks`).
+    above: Vec<u64>,
     /// The hash chains (see `Parser::index`), cleared only by the parse
     /// that uses them: 4 KiB, two 16-bit links a bucket.
     buckets: Box<[u32; 1 << HASH_BITS]>,
@@ -45,17 +50,21 @@ impl Default for Scratch {
             hashes: Vec::new(),
             earlier: Vec::new(),
             tokens: Vec::new(),
+            above: Vec::new(),
             buckets: Box::new([0; 1 << HASH_BITS]),
         }
     }
 }
 
 /// The parse, with the hash chain or without (see `CHAIN_MIN_BYTE_VALUES`):
-/// two builds, so that neither pays for the other's branches. The tokens
-/// land in `scratch.tokens`.
+/// two builds, so that neither pays for the other's branches; without it,
+/// lines that fit a `u64` are walked from bit masks (`line_masks`). The
+/// tokens land in `scratch.tokens`.
 pub fn parse(image: &Image, scratch: &mut Scratch) {
     if image.byte_values >= CHAIN_MIN_BYTE_VALUES {
         parse_lz77::<true, true>(image, scratch)
+    } else if image.stride <= line_masks::MAX_STRIDE {
+        Parser::<false, true>::new(image, scratch).run_by_masks()
     } else {
         parse_lz77::<false, true>(image, scratch)
     }
@@ -121,6 +130,8 @@ struct Parser<'a, const CHAIN: bool, const SKIP: bool> {
     /// 16 bits of a bucket are the newest, the high 16 the one before (a
     /// link is 1 + a position in `lines`, under 2^16).
     buckets: &'a mut [u32; 1 << HASH_BITS],
+    /// `Scratch::above`, filled when `by_masks` holds.
+    above: &'a [u64],
     row_and_column: RowAndColumn,
     tokens: TokenWriter<'a>,
 }
@@ -131,6 +142,7 @@ impl<'a, const CHAIN: bool, const SKIP: bool> Parser<'a, CHAIN, SKIP> {
             hashes,
             earlier,
             tokens,
+            above,
             buckets,
         } = scratch;
         let lines = &image.lines[..];
@@ -140,6 +152,9 @@ impl<'a, const CHAIN: bool, const SKIP: bool> Parser<'a, CHAIN, SKIP> {
         if CHAIN {
             assert!(lines.len() < 1 << 16, "image too large for 16-bit links");
             buckets.fill(0);
+        }
+        if Self::by_masks(image.stride) {
+            line_masks::above_bits(image, above);
         }
         Self {
             lines,
@@ -151,6 +166,7 @@ impl<'a, const CHAIN: bool, const SKIP: bool> Parser<'a, CHAIN, SKIP> {
             hashes,
             earlier,
             buckets,
+            above,
             // Chains hold positions in `lines`: a probe loads its candidate's
             // bytes straight away. The candidate's row and column are needed
             // only when those bytes agree.
@@ -333,6 +349,11 @@ impl<const CHAIN: bool, const SKIP: bool> Parser<'_, CHAIN, SKIP> {
 
     /// Bytes from column `o` of block `k` equal to those of block `j`.
     fn column_match(&self, j: usize, k: usize, o: usize) -> usize {
+        if Self::by_masks(self.stride) {
+            // Without the chain, `j` is always the block above.
+            debug_assert_eq!(j + 1, k);
+            return self.column_match_by_masks(k, o);
+        }
         let (stride, lines) = (self.stride, self.lines);
         let (mut j, mut k, mut o, mut len) = (j, k, o, 0);
         loop {

@@ -1,7 +1,8 @@
 //! The whole encoder held to two inflaters (miniz_oxide and C zlib), and
 //! the parse's fast path held to its slow twin.
 
-use super::parse::{parse_lz77, Scratch, CHAIN_MIN_BYTE_VALUES};
+use super::parse::{parse, parse_lz77, Scratch, CHAIN_MIN_BYTE_VALUES};
+use super::tokens::Token;
 use super::{zlib, UP_FILTER};
 use crate::raster::Image;
 use crate::xorshift;
@@ -134,17 +135,28 @@ fn small_alphabets_skip_the_chain_and_shrink() {
     }
 }
 
+#[derive(Clone, Copy)]
+enum Walk {
+    Encoder,
+    Skipping,
+    Searching,
+}
+
 #[test]
 fn skipping_literals_gives_the_tokens_of_searching_every_position() {
     use crate::raster;
     use crate::symbol::encode;
-    let tokens = |image: &Image, skip: bool| {
+    // The parse as the encoder runs it (`parse`: without the chain, from
+    // line masks where the lines fit them), the generic walk with skipping,
+    // and the walk that searches every position.
+    let tokens = |image: &Image, walk: Walk| {
         let mut scratch = Scratch::default();
-        match (image.byte_values >= CHAIN_MIN_BYTE_VALUES, skip) {
-            (true, true) => parse_lz77::<true, true>(image, &mut scratch),
-            (true, false) => parse_lz77::<true, false>(image, &mut scratch),
-            (false, true) => parse_lz77::<false, true>(image, &mut scratch),
-            (false, false) => parse_lz77::<false, false>(image, &mut scratch),
+        match (image.byte_values >= CHAIN_MIN_BYTE_VALUES, walk) {
+            (_, Walk::Encoder) => parse(image, &mut scratch),
+            (true, Walk::Skipping) => parse_lz77::<true, true>(image, &mut scratch),
+            (true, Walk::Searching) => parse_lz77::<true, false>(image, &mut scratch),
+            (false, Walk::Skipping) => parse_lz77::<false, true>(image, &mut scratch),
+            (false, Walk::Searching) => parse_lz77::<false, false>(image, &mut scratch),
         }
         scratch.tokens
     };
@@ -169,8 +181,32 @@ fn skipping_literals_gives_the_tokens_of_searching_every_position() {
             }
             image
         };
-        assert_eq!(tokens(&image, true), tokens(&image, false), "case {case}");
+        let searched = tokens(&image, Walk::Searching);
+        assert_eq!(tokens(&image, Walk::Skipping), searched, "case {case}");
+        assert_eq!(tokens(&image, Walk::Encoder), searched, "case {case}");
     }
+}
+
+/// A line's first bytes (its filter byte and zeros) are reached without a
+/// match running into them only after repeated rows; there a zero run's
+/// distance is 1 (the last Up-filter row's last zero), not the stride
+/// (that row's filter byte).
+#[test]
+fn zeros_at_a_line_start_after_repeated_rows() {
+    let mut lines = [0, 1, 1, 1, 1, 1, 1, 1].repeat(2);
+    lines.extend([0, 0, 0, 0, 0, 5, 5, 5]);
+    let image = image(8, 2, lines);
+    assert!(image.byte_values < CHAIN_MIN_BYTE_VALUES);
+    let mut scratch = Scratch::default();
+    parse(&image, &mut scratch);
+    let encoder = scratch.tokens.clone();
+    parse_lz77::<false, false>(&image, &mut scratch);
+    assert_eq!(encoder, scratch.tokens);
+    assert!(
+        encoder.contains(&Token::Match { len: 5, dist: 1 }),
+        "{encoder:?}"
+    );
+    round_trip(&image);
 }
 
 #[test]
