@@ -39,11 +39,7 @@ pub fn data_codewords(
                 }
             }
             // Kanji segments were turned into byte ones before optimising.
-            Mode::Byte | Mode::Kanji => {
-                for &byte in chars {
-                    bits.push(8, u32::from(byte));
-                }
-            }
+            Mode::Byte | Mode::Kanji => bits.push_bytes(chars),
         }
     }
     let used = bits.len();
@@ -118,6 +114,24 @@ impl MsbFirst {
         }
     }
 
+    /// Appends whole bytes: eight at a time as one big-endian word, shifted
+    /// past the pending bits, then one at a time.
+    fn push_bytes(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for word in &mut words {
+            let word = u64::from_be_bytes(word.try_into().unwrap());
+            // The pending `count` bits, then the word's first 64 - count;
+            // its last `count` bits are pending after (bits above them
+            // linger in `acc`, as `push` allows).
+            let out = ((u128::from(self.acc) << 64 | u128::from(word)) >> self.count) as u64;
+            self.bytes.extend_from_slice(&out.to_be_bytes());
+            self.acc = word;
+        }
+        for &byte in words.remainder() {
+            self.push(8, u32::from(byte));
+        }
+    }
+
     /// Zeros up to the next byte boundary.
     fn align(&mut self) {
         if self.count > 0 {
@@ -127,5 +141,34 @@ impl MsbFirst {
 
     fn len(&self) -> usize {
         self.bytes.len() * 8 + self.count as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::xorshift;
+
+    #[test]
+    fn push_bytes_writes_what_pushing_each_byte_does() {
+        let mut rng = xorshift(0xB1E5);
+        for case in 0..2000 {
+            let (mut one_by_one, mut at_once) =
+                (MsbFirst::with_capacity(0), MsbFirst::with_capacity(0));
+            // Any number of pending bits before, and after (a run of bits).
+            for bits in [&mut one_by_one, &mut at_once] {
+                bits.push(case % 8, (case * 37 % 256) & ((1 << (case % 8)) - 1));
+            }
+            let bytes: Vec<u8> = (0..rng() % 40).map(|_| rng() as u8).collect();
+            for &byte in &bytes {
+                one_by_one.push(8, u32::from(byte));
+            }
+            at_once.push_bytes(&bytes);
+            for bits in [&mut one_by_one, &mut at_once] {
+                bits.push(5, 0b10110);
+                bits.align();
+            }
+            assert_eq!(at_once.bytes, one_by_one.bytes, "case {case}");
+        }
     }
 }
