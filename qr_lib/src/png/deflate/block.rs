@@ -56,11 +56,14 @@ pub fn write_block(out: &mut Vec<u8>, tokens: &[Token], lines: &[u8]) {
     w.bits((hdist - 1) as u32, 5);
     w.bits((hclen - 4) as u32, 4);
     w.spill();
+    // Up to 19 lengths of 3 bits: 57, what fits after a spill.
     for &s in &CL_ORDER[..hclen] {
         w.bits(u32::from(cl_lens[s]), 3);
-        w.spill();
     }
+    w.spill();
     for &(symbol, extra) in cl_tokens {
+        // A code of at most 7 bits and up to 7 extra bits.
+        w.make_room(14);
         let s = symbol as usize;
         w.bits(cl_codes[s], cl_lens[s]);
         match symbol {
@@ -69,7 +72,6 @@ pub fn write_block(out: &mut Vec<u8>, tokens: &[Token], lines: &[u8]) {
             18 => w.bits(u32::from(extra), 7),
             _ => {}
         }
-        w.spill();
     }
     for &t in tokens {
         // Spill only when the next codes might not fit (a literal is at most
