@@ -257,6 +257,8 @@ fn lowest_penalty_in_groups<R: Row, const N: usize>(
     assert_eq!(data.len(), width, "one data row per module row");
     let mut best: Option<(u32, usize)> = None;
     for (g, masks) in masked.chunks_exact(N).enumerate() {
+        // Each cut to the width once, so that no row reads it again.
+        let masks: [&[u128]; N] = std::array::from_fn(|i| &masks[i][..width]);
         for (y, (r, &d)) in rows.iter_mut().zip(data).enumerate() {
             r.write(group(std::array::from_fn(|i| masks[i][y] ^ d)));
         }
