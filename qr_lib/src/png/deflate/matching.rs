@@ -117,6 +117,19 @@ mod bytes16 {
             unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(load(data, p), _mm_setzero_si128())) as u32 }
         }
 
+        /// `equal` of two words already cut (no bounds to check).
+        #[inline(always)]
+        pub fn equal_words(a: &[u8; 16], b: &[u8; 16]) -> u32 {
+            // SAFETY: 16 readable bytes each; SSE2 is in every x86-64 CPU.
+            unsafe {
+                let (a, b) = (
+                    _mm_loadu_si128(a.as_ptr().cast()),
+                    _mm_loadu_si128(b.as_ptr().cast()),
+                );
+                _mm_movemask_epi8(_mm_cmpeq_epi8(a, b)) as u32
+            }
+        }
+
         pub use super::bits::{first, first_difference, four};
     }
 
@@ -139,6 +152,13 @@ mod bytes16 {
         #[inline(always)]
         pub fn zero(data: &[u8], p: usize) -> u32 {
             u32::from(i8x16_bitmask(i8x16_eq(load(data, p), u8x16_splat(0))))
+        }
+
+        #[inline(always)]
+        pub fn equal_words(a: &[u8; 16], b: &[u8; 16]) -> u32 {
+            // SAFETY: 16 readable bytes each; Wasm loads need no alignment.
+            let (a, b) = unsafe { (v128_load(a.as_ptr().cast()), v128_load(b.as_ptr().cast())) };
+            u32::from(i8x16_bitmask(i8x16_eq(a, b)))
         }
 
         pub use super::bits::{first, first_difference, four};
@@ -228,7 +248,7 @@ mod bytes16 {
         target_arch = "x86_64",
         all(target_arch = "wasm32", target_feature = "simd128")
     ))]
-    pub use simd::{equal, first, first_difference, four, zero};
+    pub use simd::{equal, equal_words, first, first_difference, four, zero};
 
     #[cfg(test)]
     mod tests {
@@ -280,11 +300,19 @@ pub fn equal_bits(data: &[u8], p: usize, r: usize, n: usize) -> u64 {
         all(target_arch = "wasm32", target_feature = "simd128")
     ))]
     {
-        // Most lines (scales 4 and 6) are 32 bytes or less: two compares.
-        if n <= 32 && p.max(r) + 32 <= data.len() {
-            let low = bytes16::equal(data, p, r);
-            let high = bytes16::equal(data, p + 16, r + 16);
-            return u64::from(low | high << 16) & low_bits(n);
+        // Most lines (scales 4 and 6) are 32 bytes or less: two compares,
+        // the bounds checked once.
+        if let (true, Some(a), Some(b)) = (n <= 32, data.get(p..p + 32), data.get(r..r + 32)) {
+            let (a, b): (&[u8; 32], &[u8; 32]) = (a.try_into().unwrap(), b.try_into().unwrap());
+            let halves = |x: &[u8; 32]| {
+                (
+                    *x.first_chunk::<16>().unwrap(),
+                    *x.last_chunk::<16>().unwrap(),
+                )
+            };
+            let ((a0, a1), (b0, b1)) = (halves(a), halves(b));
+            let bits = bytes16::equal_words(&a0, &b0) | bytes16::equal_words(&a1, &b1) << 16;
+            return u64::from(bits) & ((1 << n) - 1);
         }
     }
     #[cfg(any(
@@ -319,10 +347,15 @@ pub fn zero_bits(data: &[u8], p: usize, n: usize) -> u64 {
         all(target_arch = "wasm32", target_feature = "simd128")
     ))]
     {
-        if n <= 32 && p + 32 <= data.len() {
-            let low = bytes16::zero(data, p);
-            let high = bytes16::zero(data, p + 16);
-            return u64::from(low | high << 16) & low_bits(n);
+        if let (true, Some(a)) = (n <= 32, data.get(p..p + 32)) {
+            let a: &[u8; 32] = a.try_into().unwrap();
+            let (low, high) = (
+                a.first_chunk::<16>().unwrap(),
+                a.last_chunk::<16>().unwrap(),
+            );
+            let bits =
+                bytes16::equal_words(low, &[0; 16]) | bytes16::equal_words(high, &[0; 16]) << 16;
+            return u64::from(bits) & ((1 << n) - 1);
         }
     }
     #[cfg(any(
