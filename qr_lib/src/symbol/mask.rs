@@ -97,75 +97,130 @@ use lanes::{PairRow, QuadRow, SplitRow};
 #[cfg(target_arch = "x86_64")]
 mod wide;
 
-/// The index of the first of `candidates` with the lowest penalty, where
-/// candidate `i` is `masked[i]` XOR `data`, rows of `width` modules.
+/// A version's eight candidates before the data: each mask's symbol of an
+/// all-zero data stream, built once per version (`Template`), in the
+/// layouts the scoring reads.
+pub struct Candidates {
+    pub width: usize,
+    /// Candidate by candidate, a row per `u128`.
+    pub masked: Vec<Vec<u128>>,
+    /// Up to 32 modules: row by row, the eight candidates' rows as 32-bit
+    /// words, so that a row of four or eight candidates is one load and an
+    /// XOR with the data (empty for wider symbols). Only the SIMD rows
+    /// read it.
+    #[cfg(any(
+        target_arch = "x86_64",
+        all(target_arch = "wasm32", target_feature = "simd128")
+    ))]
+    narrow: Vec<[u32; 8]>,
+}
+
+impl Candidates {
+    pub fn new(masked: Vec<Vec<u128>>, width: usize) -> Self {
+        assert_eq!(masked.len(), 8, "eight masks");
+        Self {
+            width,
+            #[cfg(any(
+                target_arch = "x86_64",
+                all(target_arch = "wasm32", target_feature = "simd128")
+            ))]
+            narrow: if width <= 32 {
+                (0..width)
+                    .map(|y| std::array::from_fn(|i| masked[i][y] as u32))
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            masked,
+        }
+    }
+}
+
+/// The index of the first of the candidates with the lowest penalty, where
+/// candidate `i` is `masked[i]` XOR `data`.
 ///
 /// The rules are mostly popcounts. x86-64's baseline has no POPCNT
 /// instruction, so where the CPU has one, the same code is compiled a second
 /// time with it enabled and chosen at run time (`lowest_penalty_portable` is
 /// its scalar twin; a test holds the two equal). Where the CPU has AVX2, the
 /// candidates go twice as many to a register (`wide`).
-pub fn lowest_penalty(masked: &[Vec<u128>], data: &[u128], width: usize) -> usize {
+pub fn lowest_penalty(candidates: &Candidates, data: &[u128]) -> usize {
     #[cfg(target_arch = "x86_64")]
     {
+        let width = candidates.width;
         if width <= SplitRow::MAX_WIDTH && std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2, checked just above.
-            return unsafe { lowest_penalty_avx2(masked, data, width) };
+            return unsafe { lowest_penalty_avx2(candidates, data) };
         }
         if std::arch::is_x86_feature_detected!("popcnt") {
             // SAFETY: the CPU has POPCNT, checked just above.
-            return unsafe { lowest_penalty_popcnt(masked, data, width) };
+            return unsafe { lowest_penalty_popcnt(candidates, data) };
         }
     }
-    lowest_penalty_portable(masked, data, width)
+    lowest_penalty_portable(candidates, data)
 }
 
 /// `lowest_penalty` for rows of up to `SplitRow::MAX_WIDTH` modules, with
 /// eight, four or two candidates per 256-bit row.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn lowest_penalty_avx2(masked: &[Vec<u128>], data: &[u128], width: usize) -> usize {
+fn lowest_penalty_avx2(candidates: &Candidates, data: &[u128]) -> usize {
     use wide::{Oct, OctRow, Quad64, QuadRow64, SplitPair, SplitPairRow};
+    let (masked, width) = (&candidates.masked, candidates.width);
     if width <= OctRow::MAX_WIDTH {
         let rows = &mut [MaybeUninit::uninit(); OctRow::MAX_WIDTH][..width];
-        let oct = |rows: [u128; 8]| OctRow::from_rows(rows.map(|r| r as u32));
-        return lowest_penalty_in_groups(rows, masked, data, oct, Oct::totals);
+        let narrow = &candidates.narrow[..width];
+        let oct = |_| move |y: usize, d: u128| OctRow::from_masked(&narrow[y], d as u32);
+        return lowest_penalty_in_groups(rows, data, oct, Oct::totals);
     }
     if width <= 64 {
         let rows = &mut [MaybeUninit::uninit(); 64][..width];
-        let quad = |rows: [u128; 4]| QuadRow64::from_rows(rows.map(|r| r as u64));
-        return lowest_penalty_in_groups(rows, masked, data, quad, Quad64::totals);
+        let quad = |g| {
+            let masks = of_group::<4>(masked, g, width);
+            move |y: usize, d: u128| QuadRow64::from_rows(masks.map(|m| (m[y] ^ d) as u64))
+        };
+        return lowest_penalty_in_groups(rows, data, quad, Quad64::totals);
     }
     assert!(
         width <= SplitRow::MAX_WIDTH,
         "{width} modules: too wide for a split row"
     );
     let rows = &mut [MaybeUninit::uninit(); SplitRow::MAX_WIDTH][..width];
-    lowest_penalty_in_groups(
-        rows,
-        masked,
-        data,
-        SplitPairRow::from_rows,
-        SplitPair::totals,
-    )
+    let pair = |g| {
+        let [first, second] = of_group::<2>(masked, g, width);
+        move |y: usize, d: u128| SplitPairRow::from_rows([first[y] ^ d, second[y] ^ d])
+    };
+    lowest_penalty_in_groups(rows, data, pair, SplitPair::totals)
+}
+
+/// Group `g`'s `N` candidates, each cut to the width once, so that no row
+/// reads a bound again.
+#[cfg(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+))]
+#[inline(always)]
+fn of_group<const N: usize>(masked: &[Vec<u128>], g: usize, width: usize) -> [&[u128]; N] {
+    std::array::from_fn(|i| &masked[N * g + i][..width])
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt")]
-fn lowest_penalty_popcnt(masked: &[Vec<u128>], data: &[u128], width: usize) -> usize {
-    lowest_penalty_portable(masked, data, width)
+fn lowest_penalty_popcnt(candidates: &Candidates, data: &[u128]) -> usize {
+    lowest_penalty_portable(candidates, data)
 }
 
 /// Everything below is `inline(always)`, so that it is compiled into
 /// `lowest_penalty_popcnt` with POPCNT rather than shared with this one.
 #[inline(always)]
-fn lowest_penalty_portable(masked: &[Vec<u128>], data: &[u128], width: usize) -> usize {
+fn lowest_penalty_portable(candidates: &Candidates, data: &[u128]) -> usize {
+    let (masked, width) = (&candidates.masked[..], candidates.width);
     #[cfg(any(
         target_arch = "x86_64",
         all(target_arch = "wasm32", target_feature = "simd128")
     ))]
     if width <= QuadRow::MAX_WIDTH {
-        return lowest_penalty_in_quads(masked, data, width);
+        return lowest_penalty_in_quads(&candidates.narrow[..width], data);
     }
     if width <= 64 {
         #[cfg(any(
@@ -220,47 +275,54 @@ fn lowest_penalty_in<R: Row<Score = u32>>(
 #[inline(always)]
 fn lowest_penalty_in_pairs(masked: &[Vec<u128>], data: &[u128], width: usize) -> usize {
     let rows = &mut [MaybeUninit::uninit(); 64][..width];
-    let pair = |[first, second]: [u128; 2]| PairRow::from_rows(first as u64, second as u64);
-    lowest_penalty_in_groups(rows, masked, data, pair, lanes::Pair::totals)
+    let pair = |g| {
+        let [first, second] = of_group::<2>(masked, g, width);
+        move |y: usize, d: u128| PairRow::from_rows((first[y] ^ d) as u64, (second[y] ^ d) as u64)
+    };
+    lowest_penalty_in_groups(rows, data, pair, lanes::Pair::totals)
 }
 
-/// `lowest_penalty` for rows of up to 32 modules, four candidates at a time.
+/// `lowest_penalty` for rows of up to 32 modules (`narrow`, a row of the
+/// eight candidates each), four candidates at a time.
 #[cfg(any(
     target_arch = "x86_64",
     all(target_arch = "wasm32", target_feature = "simd128")
 ))]
 #[inline(always)]
-fn lowest_penalty_in_quads(masked: &[Vec<u128>], data: &[u128], width: usize) -> usize {
-    let rows = &mut [MaybeUninit::uninit(); QuadRow::MAX_WIDTH][..width];
-    let quad = |rows: [u128; 4]| QuadRow::from_rows(rows.map(|r| r as u32));
-    lowest_penalty_in_groups(rows, masked, data, quad, lanes::Quad::totals)
+fn lowest_penalty_in_quads(narrow: &[[u32; 8]], data: &[u128]) -> usize {
+    let rows = &mut [MaybeUninit::uninit(); QuadRow::MAX_WIDTH][..narrow.len()];
+    let quad = |g: usize| {
+        move |y: usize, d: u128| {
+            let four = narrow[y][4 * g..][..4].try_into().unwrap();
+            QuadRow::from_masked(four, d as u32)
+        }
+    };
+    lowest_penalty_in_groups(rows, data, quad, lanes::Quad::totals)
 }
 
 /// `lowest_penalty` with the candidates `N` at a time, one per lane of the
-/// rows `group` makes in `rows` (one per module row); `totals` reads the
-/// lanes' penalties back. The rows are left uninitialised until written:
-/// zeroing the widest (3.6 KiB of them) cost more than a group's 2x2 rule.
+/// rows that `group(g)` makes for group `g` (from each module row's index
+/// and data) in `rows`; `totals` reads the lanes' penalties back. The rows
+/// are left uninitialised until written: zeroing the widest (3.6 KiB of
+/// them) cost more than a group's 2x2 rule.
 #[cfg(any(
     target_arch = "x86_64",
     all(target_arch = "wasm32", target_feature = "simd128")
 ))]
 #[inline(always)]
-fn lowest_penalty_in_groups<R: Row, const N: usize>(
+fn lowest_penalty_in_groups<R: Row, F: Fn(usize, u128) -> R, const N: usize>(
     rows: &mut [MaybeUninit<R>],
-    masked: &[Vec<u128>],
     data: &[u128],
-    group: impl Fn([u128; N]) -> R,
+    group: impl Fn(usize) -> F,
     totals: impl Fn(R::Score) -> [u32; N],
 ) -> usize {
-    assert!(masked.len() % N == 0, "candidates come in groups of {N}");
     let width = rows.len();
     assert_eq!(data.len(), width, "one data row per module row");
     let mut best: Option<(u32, usize)> = None;
-    for (g, masks) in masked.chunks_exact(N).enumerate() {
-        // Each cut to the width once, so that no row reads it again.
-        let masks: [&[u128]; N] = std::array::from_fn(|i| &masks[i][..width]);
+    for g in 0..8 / N {
+        let row_of = group(g);
         for (y, (r, &d)) in rows.iter_mut().zip(data).enumerate() {
-            r.write(group(std::array::from_fn(|i| masks[i][y] ^ d)));
+            r.write(row_of(y, d));
         }
         // SAFETY: the loop above wrote all `width` rows (`data` has as many).
         let rows = unsafe { std::slice::from_raw_parts(rows.as_ptr().cast::<R>(), width) };

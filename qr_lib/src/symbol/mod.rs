@@ -118,8 +118,8 @@ pub fn place(codewords: &Codewords) -> Placed {
 /// first lowest penalty wins, as in the crate.
 pub fn choose_mask(placed: &Placed) -> Symbol {
     let template = template(placed.version);
-    let best = mask::lowest_penalty(&template.masked, &placed.rows, template.width);
-    let rows = template.masked[best]
+    let best = mask::lowest_penalty(&template.candidates, &placed.rows);
+    let rows = template.candidates.masked[best]
         .iter()
         .zip(&placed.rows)
         .map(|(m, d)| m ^ d)
@@ -134,7 +134,7 @@ pub fn choose_mask(placed: &Placed) -> Symbol {
 struct Template {
     width: usize,
     /// For each mask, in `MASKS` order: the symbol of an all-zero data stream.
-    masked: Vec<Vec<u128>>,
+    candidates: mask::Candidates,
     /// Data module coordinates (x, y), in the order bits are placed.
     #[cfg(test)]
     data_path: Vec<(u8, u8)>,
@@ -179,7 +179,7 @@ fn build_template(version: Version) -> Template {
         .collect();
     Template {
         width: width as usize,
-        masked,
+        candidates: mask::Candidates::new(masked, width as usize),
         #[cfg(test)]
         data_path,
         placement: placement::Placement::new(&places),

@@ -32,6 +32,11 @@ mod register {
     pub fn lanes(low: u64, high: u64) -> V {
         unsafe { _mm_set_epi64x(high as i64, low as i64) }
     }
+    /// Four 32-bit lanes from memory (16 readable bytes: the reference's).
+    #[inline(always)]
+    pub fn load32(lanes: &[u32; 4]) -> V {
+        unsafe { _mm_loadu_si128(lanes.as_ptr().cast()) }
+    }
     #[inline(always)]
     pub fn split(v: V) -> (u64, u64) {
         let (low, high) = unsafe {
@@ -130,6 +135,11 @@ mod register {
     #[inline(always)]
     pub fn lanes(low: u64, high: u64) -> V {
         u64x2(low, high)
+    }
+    #[inline(always)]
+    pub fn load32(lanes: &[u32; 4]) -> V {
+        // SAFETY: 16 readable bytes; Wasm loads need no alignment.
+        unsafe { v128_load(lanes.as_ptr().cast()) }
     }
     #[inline(always)]
     pub fn split(v: V) -> (u64, u64) {
@@ -235,10 +245,21 @@ impl PairRow {
 impl QuadRow {
     pub const MAX_WIDTH: usize = 32;
 
+    /// For the tests: the rows of four (eight) candidates.
+    #[cfg(test)]
     #[inline(always)]
     pub fn from_rows(rows: [u32; 4]) -> Self {
         let [a, b, c, d] = rows.map(u64::from);
         Self(register::lanes(a | b << 32, c | d << 32))
+    }
+
+    /// Four candidates' rows before the data, each XOR `data`.
+    #[inline(always)]
+    pub fn from_masked(masked: &[u32; 4], data: u32) -> Self {
+        Self(register::xor(
+            register::load32(masked),
+            register::splat32(data),
+        ))
     }
 }
 

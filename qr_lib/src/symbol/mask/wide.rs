@@ -111,10 +111,18 @@ pub struct SplitPairRow(V);
 impl OctRow {
     pub const MAX_WIDTH: usize = 32;
 
+    /// For the tests: the rows of four (eight) candidates.
+    #[cfg(test)]
     #[inline(always)]
     pub fn from_rows(rows: [u32; 8]) -> Self {
         let [a, b, c, d, e, f, g, h] = rows.map(|r| r as i32);
         Self(unsafe { _mm256_setr_epi32(a, b, c, d, e, f, g, h) })
+    }
+
+    /// The eight candidates' rows before the data, each XOR `data`.
+    #[inline(always)]
+    pub fn from_masked(masked: &[u32; 8], data: u32) -> Self {
+        Self(unsafe { _mm256_xor_si256(_mm256_loadu_si256(masked.as_ptr().cast()), splat32(data)) })
     }
 }
 
