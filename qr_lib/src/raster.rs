@@ -55,8 +55,8 @@ pub fn image(symbol: &Symbol) -> Image {
         // Bits past the last module are light (padding past the image
         // width, which decoders ignore).
         let line = &mut lines[y * stride + 1..][..(groups - 1) * scale + 8];
-        for (i, &group) in row.to_le_bytes()[..groups].iter().enumerate() {
-            let bytes = spread[usize::from(group)];
+        let mut store = |i: usize, group: u64| {
+            let bytes = spread[usize::from(group as u8)];
             // SAFETY: `line` holds `(groups - 1) * scale + 8` bytes, so the
             // eight from `i * scale` (i < groups) are in it; checked once
             // by the slice above, not twice per group.
@@ -64,6 +64,16 @@ pub fn image(symbol: &Symbol) -> Image {
                 let at = line.as_mut_ptr().add(i * scale);
                 at.cast::<[u8; 8]>().write_unaligned(bytes);
             }
+        };
+        // The row's halves a group at a time (a u128 shift is several).
+        let (mut low, mut high) = (row as u64, (row >> 64) as u64);
+        for i in 0..groups.min(8) {
+            store(i, low);
+            low >>= 8;
+        }
+        for i in 8..groups {
+            store(i, high);
+            high >>= 8;
         }
     }
     lines.truncate(stride * modules);
