@@ -101,9 +101,9 @@ mod wide;
 /// all-zero data stream, built once per version (`Template`), in the
 /// layouts the scoring reads.
 pub struct Candidates {
-    pub width: usize,
+    width: usize,
     /// Candidate by candidate, a row per `u128`.
-    pub masked: Vec<Vec<u128>>,
+    masked: Vec<Vec<u128>>,
     /// Up to 32 modules: row by row, the eight candidates' rows as 32-bit
     /// words, so that a row of four or eight candidates is one load and an
     /// XOR with the data (empty for wider symbols). Only the SIMD rows
@@ -133,6 +133,11 @@ impl Candidates {
             },
             masked,
         }
+    }
+
+    /// Candidate `i`'s rows.
+    pub fn masked(&self, i: usize) -> &[u128] {
+        &self.masked[i]
     }
 }
 

@@ -119,7 +119,9 @@ pub fn place(codewords: &Codewords) -> Placed {
 pub fn choose_mask(placed: &Placed) -> Symbol {
     let template = template(placed.version);
     let best = mask::lowest_penalty(&template.candidates, &placed.rows);
-    let rows = template.candidates.masked[best]
+    let rows = template
+        .candidates
+        .masked(best)
         .iter()
         .zip(&placed.rows)
         .map(|(m, d)| m ^ d)

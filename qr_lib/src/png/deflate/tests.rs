@@ -176,8 +176,13 @@ fn skipping_literals_gives_the_tokens_of_searching_every_position() {
                 rng() as usize % 60,
             );
             let mut image = image(stride, scale, pixel_art(&mut rng, stride, rows));
-            if case % 4 == 1 {
-                image.byte_values = 256;
+            // The byte count only picks the parse: any bytes go through
+            // either, so some noisy images go through the one without the
+            // chain too.
+            match case % 4 {
+                1 => image.byte_values = 256,
+                3 => image.byte_values = 0,
+                _ => {}
             }
             image
         };

@@ -164,10 +164,12 @@ fn same_width<const N: usize>(
     (i + (N - 1) * n < all.len()).then(|| std::array::from_fn(|k| &all[i + k * n][..]))
 }
 
-/// The AVX2 rows, each with as many grids of one width as it holds (the
-/// caller has checked that the CPU has AVX2).
+/// The AVX2 rows, each with as many grids of one width as it holds.
+///
+/// # Safety
+/// The CPU has AVX2.
 #[cfg(target_arch = "x86_64")]
-fn check_wide_against_naive(all: &[Vec<Vec<bool>>], i: usize, n: usize) {
+unsafe fn check_wide_against_naive(all: &[Vec<Vec<bool>>], i: usize, n: usize) {
     use super::wide::{Oct, OctRow, Quad64, QuadRow64, SplitPair, SplitPairRow};
     let width = all[i].len();
     if let Some(eight) = same_width::<8>(all, i, n).filter(|_| width <= OctRow::MAX_WIDTH) {
@@ -214,7 +216,8 @@ fn penalties_match_the_naive_rules() {
         }
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
-            check_wide_against_naive(&all, i, n);
+            // SAFETY: the CPU has AVX2, checked just above.
+            unsafe { check_wide_against_naive(&all, i, n) };
         }
         #[cfg(any(
             target_arch = "x86_64",

@@ -22,9 +22,12 @@ use super::{Row, Score};
 
 type V = __m256i;
 
-// SAFETY (every `unsafe` in this file): these run only inside functions
-// compiled with AVX2 enabled, which are called only once the CPU is known
-// to have it (`is_x86_feature_detected!("avx2")`).
+// SAFETY (every `unsafe` in this file): the rows, scores and helpers here
+// are used only once the CPU is known to have AVX2: by
+// `mask::lowest_penalty_avx2` (compiled with AVX2 enabled, called after
+// `is_x86_feature_detected!("avx2")`) and by the tests' `unsafe` helper
+// that checks the same first. The module is private to `mask` so that no
+// other code can reach them.
 
 #[inline(always)]
 fn splat32(x: u32) -> V {
@@ -111,7 +114,7 @@ pub struct SplitPairRow(V);
 impl OctRow {
     pub const MAX_WIDTH: usize = 32;
 
-    /// For the tests: the rows of four (eight) candidates.
+    /// For the tests: the rows of eight candidates.
     #[cfg(test)]
     #[inline(always)]
     pub fn from_rows(rows: [u32; 8]) -> Self {

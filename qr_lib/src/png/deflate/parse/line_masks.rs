@@ -15,8 +15,17 @@ use super::super::tokens::push_match;
 use super::{consider, Parser};
 use crate::raster::Image;
 
-/// The widest line the masks hold.
-pub const MAX_STRIDE: usize = 64;
+/// The widest line the masks hold, where sixteen bytes are one SIMD compare;
+/// elsewhere (`equal_bits` byte by byte, not measured against the walk with
+/// `u128` windows) none: the generic walk parses every line.
+pub const MAX_STRIDE: usize = if cfg!(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+)) {
+    64
+} else {
+    0
+};
 
 /// Each line's bytes equal to the line above, as bits, into `above` (the
 /// first line's none).
@@ -52,7 +61,7 @@ fn fours(m: u64) -> u64 {
 
 impl Parser<'_, false, true> {
     pub(super) fn run_by_masks(mut self) {
-        debug_assert!(self.stride <= MAX_STRIDE);
+        assert!(self.stride <= MAX_STRIDE, "a line wider than a mask");
         let (stride, rows) = (self.stride, self.rows);
         let (mut k, mut b) = (0, 0);
         let mut masks_of = usize::MAX;
@@ -108,26 +117,24 @@ impl Parser<'_, false, true> {
         let q = k * stride;
         let repeats = equal_bits(lines, q + 1, q, stride - 1) << 1;
         let above = self.above[k];
-        let zeros = if k > 0 {
+        // Zeros match the Up-filter row above only below a scaled-up row.
+        let zeros = if k > 0 && self.scale > 1 {
             zero_bits(lines, q, stride)
         } else {
             0
         };
-        let mut starts = fours(repeats) | fours(above);
-        if self.scale > 1 {
-            starts |= fours(zeros);
-        }
+        let mut starts = fours(repeats) | fours(above) | fours(zeros);
         // The last three positions: a column match if the line ends as the
         // one above does.
         let tail_from = stride.saturating_sub(MIN_USEFUL - 1);
-        let as_above_to_the_end = !above & low_bits(stride);
-        let last_different = 64 - as_above_to_the_end.leading_zeros() as usize;
+        let unlike_above = !above & low_bits(stride);
+        let last_different = 64 - unlike_above.leading_zeros() as usize;
         if k > 0 && last_different < stride {
             starts |= low_bits(stride) & !low_bits(tail_from.max(last_different));
         }
         LineMasks {
             repeats,
-            zeros: if self.scale > 1 { zeros } else { 0 },
+            zeros,
             above,
             starts,
         }
