@@ -120,6 +120,11 @@ test('the prediction: the ceiling and the floor bracket each rung, and a costly 
   // A function that is 2% of a request: no rung buys 10%.
   const small = predict(js, window(1000 * (1000 / 980), 980, 930), { callsPerRequest: 1, cores: 2, boundaries });
   assert.match(verdict(small)[1], /^Do not port it/);
+  // One measured at nothing (the free launch no cheaper, as a short run on a busy machine can read): 0% of the
+  // service's 1000 us, not a share to divide by.
+  const nothing = predict(js, window(1000, 1000, 950), { callsPerRequest: 1, cores: 2, boundaries });
+  assert.equal(nothing.function.share, 0);
+  assert.match(verdict(nothing)[0], /is 0\.0% of the service's CPU per request \(0\.0 of 1000\.0 us,/);
 });
 
 test("a short profile of a team's service, with no Rust toolchain on PATH", { timeout: 180_000 }, (t) => {
@@ -159,7 +164,9 @@ test("a short profile of a team's service, with no Rust toolchain on PATH", { ti
   const real = new Set(inputs.map((i) => `${Buffer.byteLength(i)}/${Buffer.byteLength(csvToJson(i))}`));
   for (const s of result.measured.sizes) assert.ok(real.has(`${s.input}/${s.output}`), `${s.input}/${s.output}`);
   const f = result.prediction.function;
-  assert.ok(f.share > 0 && f.share < 1, `share ${f.share}`);
+  // A share, not its size: the quick run's one-second windows, on a machine busy with other tests, have read the
+  // function at nothing (the free launch no cheaper). Its size is the benchmark's to say (`make bench`).
+  assert.ok(f.share >= 0 && f.share < 1, `share ${f.share}`);
   for (const name of ['napi', 'napi-async', 'wasm', 'cli-pool', 'rpc', 'cli']) {
     const tier = result.prediction.tiers.find((x) => x.name === name);
     assert.ok(tier, `no prediction for ${name}`);

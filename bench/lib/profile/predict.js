@@ -61,7 +61,7 @@ function predict(js, free, { callsPerRequest: k, cores, boundaries }) {
     });
   }
   return {
-    function: { ...fn, share, callsPerRequest: k, cpuUsPerCall: k > 0 ? fn.cpuUs / k : NaN },
+    function: { ...fn, share, serviceCpuUs: js.cpuUs, callsPerRequest: k, cpuUsPerCall: k > 0 ? fn.cpuUs / k : NaN },
     free: point(free.mainUs, free.cpuUs),
     tiers,
   };
@@ -85,7 +85,7 @@ function verdict({ function: fn, free, tiers }, { name = 'the function' } = {}) 
   const best = tied[0];
   lines.push(
     `${name} is ${pct(fn.share)} of the service's CPU per request (${fn.cpuUs.toFixed(1)} of ` +
-      `${(fn.cpuUs / fn.share).toFixed(1)} us, ${fn.callsPerRequest.toFixed(2)} calls): ` +
+      `${fn.serviceCpuUs.toFixed(1)} us, ${fn.callsPerRequest.toFixed(2)} calls): ` +
       `even free, a port could reach ${x(free.rps)} the req/s and ${x(free.cpu)} the CPU per request.`,
   );
   if (!best || best.ceiling.rps < WORTH) {
