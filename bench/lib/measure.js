@@ -99,6 +99,7 @@ function figures(load, window, machine, extra = {}) {
     loadGeneratorCpuCores: load.loadGeneratorCpuCores,
     loadProcesses: load.loadProcesses,
     samplerCpuCores: window.samplerCpuCores,
+    speedProbe: window.speedProbe,
     responses: load.responses,
     non2xx: load.non2xx,
     errors: load.errors,

@@ -4,7 +4,7 @@
 // service does: its words come from the configuration (settings.notes).
 const { lineChart, ratioChart } = require('./charts');
 const { limitOf, isLowerBound } = require('./limit');
-const { invert, ratioInterval, twoModes, median } = require('./stats');
+const { invert, ratioInterval, twoModes, median, sd, roundsToReach } = require('./stats');
 
 const fmt = (x, digits = 1) => (x === null || x === undefined || !Number.isFinite(x) ? 'n/a' : x.toFixed(digits));
 
@@ -121,6 +121,30 @@ const anchorBound = (rows, anchor) => {
   return Boolean(ref && isLowerBound(ref));
 };
 
+/**
+ * For a tier that left on the budget or the cap with an interval still wider
+ * than the stop rule asks: about how many rounds its rounds' spread would
+ * need to close both (null where it closed, or has two modes: no spread
+ * describes those).
+ */
+function roundsNeeded(r, tolerance) {
+  if (!/^(time budget|round cap)$/.test(r.stop?.reason ?? '')) return null;
+  const cpu = r.ratios?.serverCpuUsPerRequest;
+  const rps = r.ratios?.requestsPerSecond;
+  if (!cpu || !rps || cpu.modes || rps.modes) return null;
+  const n = Math.max(roundsToReach(cpu.perRound, tolerance.cpu), roundsToReach(rps.perRound, tolerance.rps));
+  return Number.isFinite(n) && n > r.stop.rounds ? n : null;
+}
+
+const aboutRounds = (n) => (n >= 1000 ? 'over 1000 rounds' : `about ${n} rounds`);
+
+/** Why a tier stopped; for one that left early, what its spread would need. */
+function stopCell(r, tolerance) {
+  const reason = r.stop?.reason ?? '';
+  const n = tolerance ? roundsNeeded(r, tolerance) : null;
+  return n ? `${reason}; ${aboutRounds(n)} at this spread` : reason;
+}
+
 function verdictLines(report, out) {
   const { results, settings } = report;
   const w1 = results.filter((r) => r.workers === results[0].workers);
@@ -136,8 +160,22 @@ function verdictLines(report, out) {
         : 'The default run') +
       ` took ${minutes} minutes: ${rounds} interleaved rounds at most; ${converged} of ${others.length} tiers ` +
       `stopped with their ratios' 95% intervals within ±${fmt(settings.tolerance.cpu * 100, 0)}% (CPU per request) ` +
-      `and ±${fmt(settings.tolerance.rps * 100, 0)}% (req/s).`,
+      `and ±${fmt(settings.tolerance.rps * 100, 0)}% (req/s).` +
+      needLine(w1, settings.tolerance),
     '',
+  );
+}
+
+/** " The N that left early would need about A-B rounds at their spread (...).", or nothing. */
+function needLine(rows, tolerance) {
+  const needs = rows.map((r) => roundsNeeded(r, tolerance)).filter((n) => n !== null);
+  if (!needs.length) return '';
+  const [low, high] = [Math.min(...needs), Math.max(...needs)];
+  const range = low === high ? aboutRounds(low) : `about ${low}-${high >= 1000 ? 'over 1000' : high} rounds`;
+  const who = needs.length === 1 ? 'The tier that left' : `The ${needs.length} that left`;
+  return (
+    ` ${who} on the budget or the cap would need ${range} at their rounds' spread ` +
+    '(a sample-size estimate: the same interval, the same spread, more rounds).'
   );
 }
 
@@ -180,7 +218,7 @@ function relativeTables(report, out, files) {
       interval(r.ratios?.oneConnectionMs, { invert: true }),
       factor(ref.peakRssMB / r.peakRssMB),
       String(r.stop?.rounds ?? r.visits),
-      r.stop?.reason ?? '',
+      stopCell(r, settings.tolerance),
     ]);
     out.push(
       table(['tier', 'workers', 'req/s', 'CPU per request', 'c=1 latency', 'peak RSS', 'rounds', 'stopped'], cells),
@@ -688,6 +726,23 @@ function crossCheck(results, out) {
   );
 }
 
+/**
+ * How far the speed probe's cost moved from one measured window to the next
+ * at the first worker count, beside how far the tiers' CPU per request did:
+ * where both move alike, the machine, not the servers, set the spread.
+ */
+function probeSpread({ results }) {
+  const first = results.filter((r) => r.workers === results[0]?.workers && r.runs);
+  const logs = first.flatMap((r) => r.runs.map((v) => Math.log(v.speedProbe?.cpuUs)));
+  const spread = sd(logs);
+  if (!Number.isFinite(spread)) return '';
+  const cpu = median(first.map((r) => sd(r.runs.map((v) => Math.log(v.serverCpuUsPerRequest)))));
+  return (
+    ` Over this run's windows the probe's cost moved by ${fmt(spread * 100, 1)}% (the standard deviation of its ` +
+    `logarithm), a tier's CPU per request by ${fmt(cpu * 100, 1)}% (the median over tiers).`
+  );
+}
+
 /** Each round's order and how far the machine ran from its median: drift made visible. */
 function roundsSection(report, out) {
   const groups = report.rounds ?? [];
@@ -698,7 +753,10 @@ function roundsSection(report, out) {
       'typical round, 0.80 a round in which the same server ran 20% slower. Ratios are taken within a round, so ' +
       'such drift cancels out of them, though not out of the absolute figures. Steal (the hypervisor running ' +
       "other guests on our vCPUs) and softirq (network processing) are shares of all CPU time over the round's " +
-      'measured windows, from /proc/stat.',
+      'measured windows, from /proc/stat. The probe is a fixed piece of work the sampler times in CPU time every ' +
+      "20 ms of every measured window (`bench/lib/speed-probe.js`): its index is the round's mean cost over the " +
+      "run's median, the pace of the machine beside whichever server ran." +
+      probeSpread(report),
     '',
   );
   const cells = [];
@@ -712,12 +770,16 @@ function roundsSection(report, out) {
         fmt(r.anchorCpuUsPerRequest, 2),
         `${fmt(r.steal * 100, 1)}%`,
         `${fmt(r.softirq * 100, 1)}%`,
+        fmt(r.probe, 2),
         r.order.map((k) => `\`${k}\``).join(' '),
       ]);
     }
   }
   out.push(
-    table(['workers', 'round', 'anchor', 'index: req/s', 'index: CPU us/req', 'steal', 'softirq', 'order'], cells),
+    table(
+      ['workers', 'round', 'anchor', 'index: req/s', 'index: CPU us/req', 'steal', 'softirq', 'index: probe', 'order'],
+      cells,
+    ),
     '',
   );
 }

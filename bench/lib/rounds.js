@@ -170,8 +170,8 @@ async function runRounds(subjects, { anchor, minRounds, maxRounds, deadline = In
 /**
  * Per subject: the median of each figure over its visits, and each ratio
  * figure's interval, median and range over its rounds. Per round: how far
- * the anchor ran from its median (the machine index), and the machine's
- * steal, softirq and busy share.
+ * the anchor ran from its median (the machine index), the speed probe's cost
+ * over its median, and the machine's steal and softirq share.
  */
 function summarize(visits, anchor) {
   const keys = [...new Set(visits.map((v) => v.key))];
@@ -190,6 +190,9 @@ function summarize(visits, anchor) {
   }
   const roundNumbers = [...new Set(visits.map((v) => v.round))].sort((a, b) => a - b);
   const anchorOf = (round, get) => mean(visits.filter((v) => v.key === anchor && v.round === round).map(get));
+  // The speed probe's cost per window over its median: the machine's own pace, whatever the server.
+  const probeOf = (v) => v.main.speedProbe?.cpuUs;
+  const probeMedian = median(visits.map(probeOf));
   const anchorRps = roundNumbers.map((r) => anchorOf(r, RATIO_FIGURES[0][1]));
   const anchorCpu = roundNumbers.map((r) => anchorOf(r, RATIO_FIGURES[1][1]));
   const machine = roundNumbers.map((round, i) => {
@@ -202,6 +205,7 @@ function summarize(visits, anchor) {
       anchorCpuUsPerRequest: anchorCpu[i] / median(anchorCpu),
       steal: share('steal'),
       softirq: share('softirq'),
+      probe: mean(visits.filter((v) => v.round === round).map(probeOf)) / probeMedian,
     };
   });
   return { subjects, rounds: machine };

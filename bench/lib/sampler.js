@@ -5,6 +5,7 @@
 // otherwise delay the load generator's event loop and be billed to it.
 const { fork } = require('node:child_process');
 const { sampleTree, threadTicks, busiestThreadSeconds } = require('./proc-tree');
+const { createSpeedProbe } = require('./speed-probe');
 
 const SAMPLE_MS = 200;
 
@@ -17,6 +18,7 @@ if (require.main === module) {
    */
   let window = null;
   let timer = null;
+  const probe = createSpeedProbe();
   const sample = () => {
     const s = sampleTree(root, { includeRoot });
     window.peakPss = Math.max(window.peakPss, s.pss);
@@ -36,9 +38,11 @@ if (require.main === module) {
       };
       window.start = sample();
       timer = setInterval(sample, SAMPLE_MS);
+      probe.start();
       process.send({ type: 'begun' });
     } else if (msg === 'end') {
       clearInterval(timer);
+      const speedProbe = probe.stop();
       const end = sample();
       const threads = threadTicks(root, { includeRoot });
       const wallSeconds = Number(process.hrtime.bigint() - window.at) / 1e9;
@@ -54,6 +58,7 @@ if (require.main === module) {
           processes: end.processes,
           wallSeconds,
           samplerCpuCores: (own.user + own.system) / 1e6 / wallSeconds,
+          speedProbe,
         },
       });
     }

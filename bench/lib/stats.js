@@ -87,6 +87,24 @@ function ratioInterval(perRound) {
   return { estimate: Math.exp(m), low: Math.exp(m - h), high: Math.exp(m + h), halfWidth: Math.expm1(h), se, n };
 }
 
+/**
+ * How many rounds the per-round values' spread would need for their ratio's
+ * 95% interval to come within ±`tolerance` (a sample-size estimate from the
+ * rounds so far: the same t interval, the same spread, more rounds); at
+ * least as many as there are, at most `cap`, NaN from fewer than two.
+ */
+function roundsToReach(perRound, tolerance, { cap = 1000 } = {}) {
+  const logs = finite(perRound)
+    .filter((x) => x > 0)
+    .map(Math.log);
+  const s = sd(logs);
+  if (!Number.isFinite(s)) return NaN;
+  const target = Math.log1p(tolerance);
+  let n = logs.length;
+  while (n < cap && t975(n - 1) * (s / Math.sqrt(n)) > target) n++;
+  return n;
+}
+
 /** Invert an interval: the same interval for 1/x. */
 function invert(iv) {
   return { ...iv, estimate: 1 / iv.estimate, low: 1 / iv.high, high: 1 / iv.low };
@@ -169,4 +187,17 @@ function summary(xs) {
   return { median: median(v), mean: mean(v), min: Math.min(...v), max: Math.max(...v), n: v.length };
 }
 
-module.exports = { mean, sd, median, percentile, t975, ratioInterval, invert, seeded, bootstrap, twoModes, summary };
+module.exports = {
+  mean,
+  sd,
+  median,
+  percentile,
+  t975,
+  ratioInterval,
+  roundsToReach,
+  invert,
+  seeded,
+  bootstrap,
+  twoModes,
+  summary,
+};

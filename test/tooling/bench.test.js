@@ -17,7 +17,8 @@ const { resetEventLoop, readEventLoop } = require('../../bench/lib/event-loop');
 const { TIERS, RUST_TIERS } = require('../helpers/tiers');
 const readme = require('../../bench/lib/readme');
 const { roundOrder, summarize, runRounds, stopRule, ratioStats: ratioStatsOf } = require('../../bench/lib/rounds');
-const { ratioInterval, invert, bootstrap, twoModes } = require('../../bench/lib/stats');
+const { ratioInterval, invert, bootstrap, twoModes, roundsToReach } = require('../../bench/lib/stats');
+const { createSpeedProbe } = require('../../bench/lib/speed-probe');
 const { freeze, thaw, isFrozen } = require('../../bench/lib/freeze');
 const { treePids } = require('../../bench/lib/proc-tree');
 
@@ -57,6 +58,7 @@ describe('bench/run.js --quick: the default run', () => {
         r.tier,
       );
       assert.ok(r.busiestThreadCores > 0 && r.loadGeneratorCpuCores > 0 && r.samplerCpuCores > 0, r.tier);
+      assert.ok(r.speedProbe.units > 0 && r.speedProbe.cpuUs > 0, `${r.tier}: the speed probe ran in its windows`);
       assert.equal(r.lengthCurve, undefined, `${r.tier}: no curves by default`);
     }
     for (const tier of tiers) assert.match(report, new RegExp(`^\\| ${tier}( \\(ref\\.\\))? \\| 1 \\|`, 'm'));
@@ -75,7 +77,7 @@ describe('bench/run.js --quick: the default run', () => {
       }
       assert.match(
         r.stop.reason,
-        /^(converged: CPU ±[\d.]+%, req\/s ±[\d.]+%|round cap|time budget|the anchor: stays while any other runs)$/,
+        /^(converged: CPU ±[\d.]+%, req\/s ±[\d.]+%|(round cap|time budget)(; about \d+ rounds at this spread)?|the anchor: stays while any other runs)$/,
         r.tier,
       );
       assert.equal(
@@ -85,6 +87,10 @@ describe('bench/run.js --quick: the default run', () => {
       );
     }
     assert.ok(data.settings.wallSeconds > 10 && data.settings.minRounds === 2 && data.settings.maxRounds === 2);
+    assert.ok(
+      rounds.every((r) => r.probe > 0),
+      "every round has the speed probe's index",
+    );
     assert.match(
       report,
       new RegExp(
@@ -444,6 +450,44 @@ describe('bench harness parts', () => {
     );
     const { interval } = require('../../bench/lib/report');
     assert.match(interval(ratioStatsOf(bimodal)), /^two modes: 0\.92x \(5 rounds\), 1\.10x \(5\)$/);
+  });
+
+  it('says how many rounds a spread would need, beside each tier that left before its interval closed', () => {
+    // Logs of ±0.1: sd 0.1069 over 8 rounds; ±5% needs t(n - 1) * 0.1069 / √n <= ln 1.05: 21 rounds (20 give 5.1%).
+    const spread = [1, 2, 3, 4].flatMap(() => [Math.exp(0.1), Math.exp(-0.1)]);
+    assert.equal(roundsToReach(spread, 0.05), 21);
+    assert.equal(roundsToReach(spread, 0.5), 8, 'never fewer rounds than there are');
+    assert.equal(roundsToReach(spread, 0.001, { cap: 50 }), 50);
+    assert.ok(Number.isNaN(roundsToReach([1.2], 0.05)));
+    // A committed run in which three tiers left on the budget.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-bench-need-'));
+    try {
+      fs.copyFileSync(path.join(ROOT, 'bench/results/fresh-clone/results.json'), path.join(dir, 'results.json'));
+      execFileSync(process.execPath, [RUN, '--render', dir], { stdio: 'ignore' });
+      const md = fs.readFileSync(path.join(dir, 'report.md'), 'utf8');
+      assert.match(md, /^\| axum-proxy \| 1 \| .* \| 11 \| time budget; about 14 rounds at this spread \|$/m);
+      assert.match(md, /^\| napi \| 1 \| .* \| converged: CPU ±4\.6%, req\/s ±4\.3% \|$/m);
+      assert.match(
+        md,
+        /The 3 that left on the budget or the cap would need about 12-14 rounds at their rounds' spread/,
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("times the speed probe's fixed work through a window, and nothing outside one", async () => {
+    const probe = createSpeedProbe({ everyMs: 20 });
+    probe.start();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const window = probe.stop();
+    assert.ok(window.units >= 3 && window.units <= 16, `${window.units} units in 300 ms`);
+    assert.ok(window.cpuUs > 0 && window.medianCpuUs > 0, JSON.stringify(window));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    probe.start();
+    const empty = probe.stop();
+    assert.equal(empty.units, 0, 'a new window starts empty');
+    assert.ok(Number.isNaN(empty.cpuUs));
   });
 
   it('gives a ratio the t interval of its logarithms, and the same interval inverted', () => {
