@@ -99,7 +99,7 @@ function figures(load, window, machine, extra = {}) {
     loadGeneratorCpuCores: load.loadGeneratorCpuCores,
     loadProcesses: load.loadProcesses,
     samplerCpuCores: window.samplerCpuCores,
-    speedProbe: window.speedProbe,
+    ...(window.speedProbe && { speedProbe: window.speedProbe }),
     responses: load.responses,
     non2xx: load.non2xx,
     errors: load.errors,
@@ -121,16 +121,17 @@ function createMeter(server, { entry, workers, clientCpus, loadProcesses, log })
   const sampler = createSampler(server.child.pid, { includeRoot: !entry.launcher, cpus: clientCpus });
   /**
    * @param {import('./load').LoadJob} job
-   * @param {{ label?: string, eventLoop?: boolean }} [options]
+   * @param {{ label?: string, eventLoop?: boolean, probe?: boolean }} [options] `probe`: time the speed probe
+   *   through the window (the closed-loop window of a visit only: its bursts would show in one connection's tail)
    */
-  const window = async (job, { label, eventLoop = false } = {}) => {
+  const window = async (job, { label, eventLoop = false, probe = false } = {}) => {
     let begun;
     let ended;
     let ticks;
     let ticksEnd;
     const onMeasureStart = () => {
       ticks = cpuTicks();
-      begun = Promise.all([sampler.begin(), eventLoop ? resetEventLoop(server.url, workers) : null]);
+      begun = Promise.all([sampler.begin({ probe }), eventLoop ? resetEventLoop(server.url, workers) : null]);
     };
     // The window closes when the load stops counting answers, not when its
     // processes have exited: the server's work on the answers dropped in
@@ -175,7 +176,7 @@ const closed = (connections, paths, warmup, duration) => ({
  * mechanism per call: one connection, one request at a time.
  */
 async function visit(meter, { label, connections, paths, warmup, duration, oneConnection, eventLoop, limited }) {
-  const main = await meter.window(closed(connections, paths, warmup, duration), { label, eventLoop });
+  const main = await meter.window(closed(connections, paths, warmup, duration), { label, eventLoop, probe: true });
   const wrkRun = limited?.(main) && hasWrk() ? meter.wrk({ paths, connections, seconds: duration }) : null;
   const single = oneConnection
     ? await meter.window(closed(1, paths, oneConnection.warmup, oneConnection.duration), { label: `${label} c=1` })

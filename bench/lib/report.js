@@ -132,17 +132,20 @@ function roundsNeeded(r, tolerance) {
   const cpu = r.ratios?.serverCpuUsPerRequest;
   const rps = r.ratios?.requestsPerSecond;
   if (!cpu || !rps || cpu.modes || rps.modes) return null;
-  const n = Math.max(roundsToReach(cpu.perRound, tolerance.cpu), roundsToReach(rps.perRound, tolerance.rps));
+  const cap = { cap: ROUNDS_CAP };
+  const n = Math.max(roundsToReach(cpu.perRound, tolerance.cpu, cap), roundsToReach(rps.perRound, tolerance.rps, cap));
   return Number.isFinite(n) && n > r.stop.rounds ? n : null;
 }
 
-const aboutRounds = (n) => (n >= 1000 ? 'over 1000 rounds' : `about ${n} rounds`);
+// roundsToReach's cap: "1000" is "1000 or more".
+const ROUNDS_CAP = 1000;
+const roundsText = (n) => (n >= ROUNDS_CAP ? `${ROUNDS_CAP} or more` : String(n));
 
 /** Why a tier stopped; for one that left early, what its spread would need. */
 function stopCell(r, tolerance) {
   const reason = r.stop?.reason ?? '';
   const n = tolerance ? roundsNeeded(r, tolerance) : null;
-  return n ? `${reason}; ${aboutRounds(n)} at this spread` : reason;
+  return n ? `${reason}; roughly ${roundsText(n)} rounds in all at this spread` : reason;
 }
 
 function verdictLines(report, out) {
@@ -166,16 +169,17 @@ function verdictLines(report, out) {
   );
 }
 
-/** " The N that left early would need about A-B rounds at their spread (...).", or nothing. */
+/** " The N that left early would need roughly A to B rounds in all at their spread (...).", or nothing. */
 function needLine(rows, tolerance) {
   const needs = rows.map((r) => roundsNeeded(r, tolerance)).filter((n) => n !== null);
   if (!needs.length) return '';
   const [low, high] = [Math.min(...needs), Math.max(...needs)];
-  const range = low === high ? aboutRounds(low) : `about ${low}-${high >= 1000 ? 'over 1000' : high} rounds`;
+  const range = low === high ? roundsText(low) : `${roundsText(low)} to ${roundsText(high)}`;
   const who = needs.length === 1 ? 'The tier that left' : `The ${needs.length} that left`;
   return (
-    ` ${who} on the budget or the cap would need ${range} at their rounds' spread ` +
-    '(a sample-size estimate: the same interval, the same spread, more rounds).'
+    ` ${who} on the budget or the cap would need roughly ${range} rounds in all at their rounds' spread ` +
+    '(a sample-size estimate from few rounds: the same interval over the same spread, which is itself uncertain; ' +
+    'the stop rule, checked every round, often stops sooner).'
   );
 }
 
@@ -727,19 +731,25 @@ function crossCheck(results, out) {
 }
 
 /**
- * How far the speed probe's cost moved from one measured window to the next
- * at the first worker count, beside how far the tiers' CPU per request did:
- * where both move alike, the machine, not the servers, set the spread.
+ * What the probe is, and how far its cost moved between one tier's windows
+ * at the first worker count beside how far the tier's CPU per request did
+ * (each the median over tiers): where both move alike, the machine's pace
+ * set the spread. Within a tier, since beside another server the probe also
+ * reads that server's contention.
  */
-function probeSpread({ results }) {
+function probeText({ results }) {
   const first = results.filter((r) => r.workers === results[0]?.workers && r.runs);
-  const logs = first.flatMap((r) => r.runs.map((v) => Math.log(v.speedProbe?.cpuUs)));
-  const spread = sd(logs);
-  if (!Number.isFinite(spread)) return '';
-  const cpu = median(first.map((r) => sd(r.runs.map((v) => Math.log(v.serverCpuUsPerRequest)))));
+  const spreadOf = (get) => median(first.map((r) => sd(r.runs.map((v) => Math.log(get(v))))));
+  const probe = spreadOf((v) => v.speedProbe?.cpuUs);
+  const cpu = spreadOf((v) => v.serverCpuUsPerRequest);
   return (
-    ` Over this run's windows the probe's cost moved by ${fmt(spread * 100, 1)}% (the standard deviation of its ` +
-    `logarithm), a tier's CPU per request by ${fmt(cpu * 100, 1)}% (the median over tiers).`
+    " The probe is a fixed piece of work the sampler times in CPU time every 20 ms of each visit's closed-loop " +
+    "window (`bench/lib/speed-probe.js`); its index is its mean cost in the round's anchor windows over their " +
+    'median.' +
+    (Number.isFinite(probe)
+      ? ` Between one tier's windows its cost moved by ${fmt(probe * 100, 1)}% and the tier's CPU per request by ` +
+        `${fmt(cpu * 100, 1)}% (standard deviations of the logarithms, the median over tiers).`
+      : '')
   );
 }
 
@@ -747,16 +757,16 @@ function probeSpread({ results }) {
 function roundsSection(report, out) {
   const groups = report.rounds ?? [];
   if (!groups.length) return;
+  // Reports made before the speed probe have no column for it.
+  const probed = groups.some((g) => g.rounds.some((r) => Number.isFinite(r.probe)));
   out.push('## Rounds', '');
   out.push(
     "Each round's machine index is the anchor's figure in that round over its median across rounds: 1.00 is a " +
       'typical round, 0.80 a round in which the same server ran 20% slower. Ratios are taken within a round, so ' +
       'such drift cancels out of them, though not out of the absolute figures. Steal (the hypervisor running ' +
       "other guests on our vCPUs) and softirq (network processing) are shares of all CPU time over the round's " +
-      'measured windows, from /proc/stat. The probe is a fixed piece of work the sampler times in CPU time every ' +
-      "20 ms of every measured window (`bench/lib/speed-probe.js`): its index is the round's mean cost over the " +
-      "run's median, the pace of the machine beside whichever server ran." +
-      probeSpread(report),
+      'measured windows, from /proc/stat.' +
+      (probed ? probeText(report) : ''),
     '',
   );
   const cells = [];
@@ -770,14 +780,24 @@ function roundsSection(report, out) {
         fmt(r.anchorCpuUsPerRequest, 2),
         `${fmt(r.steal * 100, 1)}%`,
         `${fmt(r.softirq * 100, 1)}%`,
-        fmt(r.probe, 2),
+        ...(probed ? [fmt(r.probe, 2)] : []),
         r.order.map((k) => `\`${k}\``).join(' '),
       ]);
     }
   }
   out.push(
     table(
-      ['workers', 'round', 'anchor', 'index: req/s', 'index: CPU us/req', 'steal', 'softirq', 'index: probe', 'order'],
+      [
+        'workers',
+        'round',
+        'anchor',
+        'index: req/s',
+        'index: CPU us/req',
+        'steal',
+        'softirq',
+        ...(probed ? ['index: probe'] : []),
+        'order',
+      ],
       cells,
     ),
     '',

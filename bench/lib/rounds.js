@@ -171,7 +171,8 @@ async function runRounds(subjects, { anchor, minRounds, maxRounds, deadline = In
  * Per subject: the median of each figure over its visits, and each ratio
  * figure's interval, median and range over its rounds. Per round: how far
  * the anchor ran from its median (the machine index), the speed probe's cost
- * over its median, and the machine's steal and softirq share.
+ * in the anchor's windows over its median, and the machine's steal and
+ * softirq share.
  */
 function summarize(visits, anchor) {
   const keys = [...new Set(visits.map((v) => v.key))];
@@ -190,9 +191,10 @@ function summarize(visits, anchor) {
   }
   const roundNumbers = [...new Set(visits.map((v) => v.round))].sort((a, b) => a - b);
   const anchorOf = (round, get) => mean(visits.filter((v) => v.key === anchor && v.round === round).map(get));
-  // The speed probe's cost per window over its median: the machine's own pace, whatever the server.
-  const probeOf = (v) => v.main.speedProbe?.cpuUs;
-  const probeMedian = median(visits.map(probeOf));
+  // The speed probe's cost in the anchor's windows over its median: read
+  // beside the same server every round (beside another, it reads that one's
+  // contention too), and unmoved by tiers leaving the rotation.
+  const anchorProbe = roundNumbers.map((r) => anchorOf(r, (v) => v.main.speedProbe?.cpuUs));
   const anchorRps = roundNumbers.map((r) => anchorOf(r, RATIO_FIGURES[0][1]));
   const anchorCpu = roundNumbers.map((r) => anchorOf(r, RATIO_FIGURES[1][1]));
   const machine = roundNumbers.map((round, i) => {
@@ -205,7 +207,7 @@ function summarize(visits, anchor) {
       anchorCpuUsPerRequest: anchorCpu[i] / median(anchorCpu),
       steal: share('steal'),
       softirq: share('softirq'),
-      probe: mean(visits.filter((v) => v.round === round).map(probeOf)) / probeMedian,
+      probe: anchorProbe[i] / median(anchorProbe),
     };
   });
   return { subjects, rounds: machine };

@@ -9,12 +9,13 @@ const { createSpeedProbe } = require('./speed-probe');
 
 const SAMPLE_MS = 200;
 
-// Child side: 'begin' opens a window, 'end' closes it and answers its figures.
+// Child side: 'begin' opens a window ('begin with probe' runs the speed probe
+// through it too), 'end' closes it and answers its figures.
 if (require.main === module) {
   const [root, includeRoot] = [Number(process.argv[2]), process.argv[3] === 'true'];
   /**
    * @type {{ peakPss: number, peakRss: number, peakUss: number, cpu: NodeJS.CpuUsage, at: bigint,
-   *   threads: ReturnType<typeof threadTicks>, start?: ReturnType<typeof sampleTree> }}
+   *   threads: ReturnType<typeof threadTicks>, start?: ReturnType<typeof sampleTree>, probing?: boolean }}
    */
   let window = null;
   let timer = null;
@@ -27,7 +28,7 @@ if (require.main === module) {
     return s;
   };
   process.on('message', (msg) => {
-    if (msg === 'begin') {
+    if (msg === 'begin' || msg === 'begin with probe') {
       window = {
         peakPss: 0,
         peakRss: 0,
@@ -38,11 +39,12 @@ if (require.main === module) {
       };
       window.start = sample();
       timer = setInterval(sample, SAMPLE_MS);
-      probe.start();
+      window.probing = msg === 'begin with probe';
+      if (window.probing) probe.start();
       process.send({ type: 'begun' });
     } else if (msg === 'end') {
       clearInterval(timer);
-      const speedProbe = probe.stop();
+      const speedProbe = window.probing ? probe.stop() : undefined;
       const end = sample();
       const threads = threadTicks(root, { includeRoot });
       const wallSeconds = Number(process.hrtime.bigint() - window.at) / 1e9;
@@ -91,9 +93,10 @@ function createSampler(root, { includeRoot = true, cpus } = {}) {
       child.once('exit', onExit);
     });
   return {
-    begin() {
+    /** @param {{ probe?: boolean }} [options] */
+    begin({ probe = false } = {}) {
       const begun = reply('begun');
-      child.send('begin');
+      child.send(probe ? 'begin with probe' : 'begin');
       return begun;
     },
     end() {
