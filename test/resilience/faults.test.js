@@ -18,7 +18,7 @@ const { PANIC_TEXT, TESTING_ENV } = require('../helpers/testing-build');
 
 const SERVER = path.join(ROOT, 'node-server/server.js');
 
-// `make test-node-lines` runs the panics on the other supported Node lines
+// `make test-node-lines` runs the panics on the oldest supported Node line
 // (ADVERSARIAL_QUICK); the rest is the pinned line's.
 const QUICK = Boolean(process.env.ADVERSARIAL_QUICK);
 const PINNED_LINE_ONLY = QUICK && 'ADVERSARIAL_QUICK: the pinned Node line runs this';
