@@ -5,19 +5,20 @@ CARGO ?= cargo
 
 # Every recipe runs on the Node line .nvmrc pins (scripts/setup.sh installs it
 # into target/node), whatever node the machine has; the other supported lines
-# (scripts/node-versions) run the contract, package and adversarial suites.
+# (scripts/node-versions) run the contract and package suites, the oldest
+# the resilience suites' quick set too (test-node-lines).
 NODE_VERSION := $(shell cat .nvmrc)
 OTHER_NODE_VERSIONS := $(filter-out $(NODE_VERSION),$(shell awk '!/^\#/ && NF { print $$1 }' scripts/node-versions))
 OLDEST_NODE_VERSION := $(firstword $(shell awk '!/^\#/ && NF { print $$1 }' scripts/node-versions | sort -V))
 export PATH := $(CURDIR)/target/node/$(NODE_VERSION)/bin:$(PATH)
 
-.PHONY: setup setup-bench build build-bench build-artifacts build-rust build-napi build-wasm build-calibration build-testing package image bench bench-full bench-core soak serve deploy test test-lane-lint test-lane-package test-rust test-node test-node-lines test-runtimes fuzz lint clean
+.PHONY: setup setup-bench build build-bench build-artifacts build-rust build-napi build-wasm build-calibration build-testing package image bench bench-full bench-core soak serve deploy test test-lane-lint test-lane-package test-rust test-node test-node-contract test-node-packages test-node-team test-node-timed test-node-lines test-lines-contract test-lines-packages test-lines-resilience test-runtimes fuzz lint clean
 
-# `make test` sets BUILT=1 for the stages it runs after its own build and
-# setup: they skip running them again (two setups at once would race).
-SETUP := $(if $(BUILT),,setup)
-SETUP_BENCH := $(if $(BUILT),,setup-bench)
-BUILD := $(if $(BUILT),,build)
+# `make test` sets ALREADY_BUILT=1 for the stages it runs after its own
+# build and setup: they skip running them again (two setups at once would race).
+SETUP := $(if $(ALREADY_BUILT),,setup)
+SETUP_BENCH := $(if $(ALREADY_BUILT),,setup-bench)
+BUILD := $(if $(ALREADY_BUILT),,build)
 
 setup:
 	scripts/setup.sh
@@ -100,24 +101,40 @@ bench-core:
 soak: build-bench
 	node bench/soak.js --duration 10m $(BENCH_ARGS)
 
-## Build everything and run every test. After the build, two lanes at once:
-## the test builds, lint and Rust tests (target/testing, target/debug), and
-## the packages and fuzzers (target/release and the cross targets,
-## fuzz/target): cargo locks each directory, not target/, and each lane's
-## single-threaded stretches (LTO links, libFuzzer's one process) leave a core
-## to the other. Then the Node suites, one at a time.
+## Build everything and run every test. After the build, two lanes at once,
+## each in order, whose suites check answers and time nothing:
+##   - build-testing, lint, the Rust tests, every tier's contract on the
+##     pinned Node, on Bun and Deno and on the other Node lines;
+##   - the packages, the fuzzers, the installed packages, the image and its
+##     manifests on the pinned Node, the installed packages on the other
+##     lines, the toolkit in a team's own service and a profile of one.
+## Cargo locks each output directory, not target/, so the lanes do not wait
+## on each other, and each one's single-threaded stretches (LTO links,
+## libFuzzer's one process, one Node test at a time) leave a core to the
+## other. Then, one at a time and alone on the machine, the suites that hold
+## latencies, memory and rates to bounds.
 test: build
-	$(MAKE) --no-print-directory -j2 --output-sync=line BUILT=1 test-lane-lint test-lane-package
-	$(MAKE) --no-print-directory BUILT=1 test-node test-runtimes test-node-lines
+	$(MAKE) --no-print-directory -j2 test-lane-lint test-lane-package
+	$(MAKE) --no-print-directory test-node-timed test-lines-resilience
+
+# A lane's stages one after another, outside make's jobserver: cargo runs its
+# own jobs, as it does alone (two lanes of two on two cores).
+LANE := MAKEFLAGS= $(MAKE) --no-print-directory ALREADY_BUILT=1
 
 test-lane-lint:
-	$(MAKE) --no-print-directory build-testing
-	$(MAKE) --no-print-directory lint
-	$(MAKE) --no-print-directory test-rust
+	$(LANE) build-testing
+	$(LANE) lint
+	$(LANE) test-rust
+	$(LANE) test-node-contract
+	$(LANE) test-runtimes
+	$(LANE) test-lines-contract
 
 test-lane-package:
-	$(MAKE) --no-print-directory package
-	$(MAKE) --no-print-directory fuzz
+	$(LANE) package
+	$(LANE) fuzz
+	$(LANE) test-node-packages
+	$(LANE) test-lines-packages
+	$(LANE) test-node-team
 
 ## Fuzz each target (fuzz/fuzz_targets) for FUZZ_SECONDS: a short run in
 ## `make test`, longer ones by hand (make fuzz FUZZ_SECONDS=1800). The RPC
@@ -164,8 +181,27 @@ test-rust:
 	$(CARGO) test --locked --manifest-path scaffold/template/ladder/Cargo.toml --target-dir target \
 	  -p ladder_example_core -p ladder_example_cli -p ladder_example_ffi
 
+## Every Node suite on the pinned line, one file at a time (what `make test`
+## runs in its lanes and then alone, in one go).
 test-node:
 	npm test
+
+# The pinned line's suites, split for `make test` as above.
+CONTRACT_SUITES := $(wildcard test/contract/*.test.js)
+PACKAGE_SUITES := test/artifacts/package.test.js test/artifacts/toolkit-packages.test.js \
+  test/artifacts/image.test.js test/artifacts/kubernetes.test.js
+TEAM_SUITES := test/tooling/team.test.js test/tooling/profile.test.js
+TIMED_SUITES := $(filter-out $(CONTRACT_SUITES) $(PACKAGE_SUITES) $(TEAM_SUITES),$(wildcard test/*/*.test.js)) \
+  $(wildcard tier-adapters/test/*.test.js)
+NODE_TEST := node --test --test-concurrency=1
+test-node-contract:
+	$(NODE_TEST) $(CONTRACT_SUITES)
+test-node-packages:
+	$(NODE_TEST) $(PACKAGE_SUITES)
+test-node-team:
+	$(NODE_TEST) $(TEAM_SUITES)
+test-node-timed:
+	$(NODE_TEST) $(TIMED_SUITES)
 
 # On each other supported line: every tier's contract and the installed
 # packages. On the oldest, also the quick set (ADVERSARIAL_QUICK) of the
@@ -173,16 +209,16 @@ test-node:
 # exercise Node's own HTTP parser and timers, which behaved apart on the
 # oldest line (Node 22's read-ahead growth, test/resilience/adversarial.test.js);
 # on every line they would add some four minutes each to CI.
-LINE_SUITES := test/contract/contract.test.js test/artifacts/package.test.js test/artifacts/toolkit-packages.test.js
-RESILIENCE_QUICK := test/resilience/adversarial.test.js test/resilience/shutdown.test.js test/resilience/faults.test.js
-test-node-lines:
-	@for version in $(OTHER_NODE_VERSIONS); do \
-	  suites="$(LINE_SUITES)"; \
-	  [ "$$version" != "$(OLDEST_NODE_VERSION)" ] || suites="$$suites $(RESILIENCE_QUICK)"; \
-	  echo "test-node-lines: node $$version: $$suites"; \
-	  PATH="$(CURDIR)/target/node/$$version/bin:$$PATH" ADVERSARIAL_QUICK=1 \
-	    node --test --test-concurrency=1 $$suites || exit 1; \
-	done
+on-line = PATH="$(CURDIR)/target/node/$(1)/bin:$$PATH" ADVERSARIAL_QUICK=1 $(NODE_TEST) $(2)
+test-node-lines: test-lines-contract test-lines-packages test-lines-resilience
+test-lines-contract:
+	$(foreach version,$(OTHER_NODE_VERSIONS),$(call on-line,$(version),test/contract/contract.test.js) &&) true
+test-lines-packages:
+	$(foreach version,$(OTHER_NODE_VERSIONS),$(call on-line,$(version),test/artifacts/package.test.js \
+	  test/artifacts/toolkit-packages.test.js) &&) true
+test-lines-resilience:
+	$(call on-line,$(OLDEST_NODE_VERSION),test/resilience/adversarial.test.js test/resilience/shutdown.test.js \
+	  test/resilience/faults.test.js)
 
 # node-server on Bun and Deno (scripts/runtime-versions): every tier's contract
 # where the runtime serves it; test/helpers/runtimes.js lists the others and why.

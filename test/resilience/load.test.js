@@ -12,8 +12,7 @@ const { URLS } = require('../helpers/fixtures');
 const CONNECTIONS = 200;
 // 5 s per tier keeps every tier's pools, queues and children full (200
 // connections, hundreds of requests on the slowest tier on a slow VM)
-// within CI's budget; the soak (make soak) is the long run, and
-// LOAD_TEST_SECONDS lengthens this one.
+// within CI's budget; LOAD_TEST_SECONDS lengthens it.
 const SECONDS = Number(process.env.LOAD_TEST_SECONDS) || 5;
 const PATHS = URLS.map((url) => `/qrcode?text=${encodeURIComponent(url)}`);
 
