@@ -58,15 +58,27 @@ function rssPeak(pid) {
  * Warms a server up so that "idle" RSS is the one of a server that has served
  * load: 20 requests one by one, then 500 over 50 connections (V8 grows its
  * young generation under concurrent load; that is not the attack's doing).
+ * Resolves to the rate the server answered those 500 at, per second.
  */
 async function warmUp(url) {
   for (let i = 0; i < 20; i++) await get(url, qrcodePath(`warm-up ${i}`));
+  const started = performance.now();
   await Promise.all(
     Array.from({ length: 50 }, async (_, c) => {
       for (let i = 0; i < 10; i++) await getFresh(url, qrcodePath(`warm-up ${c}.${i}`));
     }),
   );
+  return 500 / ((performance.now() - started) / 1000);
 }
+
+/**
+ * The longest wait a second client may see behind `connections` attacking
+ * connections whose first request the server answers: the slack of
+ * VICTIM_MAX_MS plus one pass over those requests at the warm-up's `rate`.
+ * A tier that spawns a process per request answers a hundred in about a
+ * second on a slow 2-core VM; the in-process tiers in some 30 ms.
+ */
+const maxWaitBehind = (connections, rate) => VICTIM_MAX_MS + (connections / rate) * 1000;
 
 describe('one connection pipelining a flood while reading slowly', () => {
   const PIPELINED = 50_000; // 2.5 MB of requests, written at once
@@ -128,7 +140,7 @@ describe('a hundred connections pipelining without reading their answers', () =>
     it(`tier ${tier}: bounded memory, another client served`, async () => {
       const server = await startTier(tier);
       try {
-        await warmUp(server.url);
+        const rate = await warmUp(server.url);
         await sleep(500);
         const peak = rssPeak(server.child.pid);
         const idle = sampleTree(server.child.pid).rss;
@@ -151,7 +163,8 @@ describe('a hundred connections pipelining without reading their answers', () =>
         assert.ok(growth < MAX_GROWTH_BYTES, `grew ${(growth / MB).toFixed(1)} MB`);
         assert.deepEqual(new Set(seen.statuses), new Set([200]), `victim statuses ${seen.statuses}`);
         assert.ok(seen.p50 < VICTIM_P50_MS, `victim p50 ${seen.p50} ms`);
-        assert.ok(seen.max < VICTIM_MAX_MS, `victim max ${seen.max} ms`);
+        const bound = maxWaitBehind(100, rate);
+        assert.ok(seen.max < bound, `victim max ${seen.max} ms, over ${bound.toFixed(0)} ms`);
       } finally {
         assert.equal(await server.stop(), 0);
       }
@@ -215,12 +228,13 @@ describe('pipelining past the requests a connection may have waiting', () => {
   for (const tier of ATTACKED_TIERS) {
     const name = `tier ${tier}: a hundred connections sending 64 KiB of requests each: bounded memory, another served`;
     it(name, async () => {
-      const { closed, growth, seen } = await readAheadAttack(tier);
+      const { closed, growth, seen, rate } = await readAheadAttack(tier);
       if (tier !== 'axum') assert.ok(closed, 'the attackers closed within 5 s');
       assert.deepEqual(new Set(seen.statuses), new Set([200]), `victim statuses ${seen.statuses}`);
       assert.ok(growth < MAX_GROWTH_BYTES, `grew ${(growth / MB).toFixed(1)} MB`);
       assert.ok(seen.p50 < VICTIM_P50_MS, `victim p50 ${seen.p50} ms`);
-      assert.ok(seen.max < VICTIM_MAX_MS, `victim max ${seen.max} ms`);
+      const bound = maxWaitBehind(100, rate);
+      assert.ok(seen.max < bound, `victim max ${seen.max} ms, over ${bound.toFixed(0)} ms`);
     });
   }
 });
@@ -228,13 +242,13 @@ describe('pipelining past the requests a connection may have waiting', () => {
 /**
  * 100 connections each write 64 KiB of pipelined requests and read nothing,
  * while a victim polls: whether the server closed them within 5 s, its memory
- * growth and the victim's waits over the next second.
+ * growth, the victim's waits over the next second and the warm-up's rate.
  */
 async function readAheadAttack(tier) {
   const server = await startTier(tier);
   const port = Number(new URL(server.url).port);
   try {
-    await warmUp(server.url);
+    const rate = await warmUp(server.url);
     await sleep(500);
     const peak = rssPeak(server.child.pid);
     const idle = sampleTree(server.child.pid).rss;
@@ -260,7 +274,7 @@ async function readAheadAttack(tier) {
       `# 64 KiB read-ahead ${tier}: ${closed ? 'closed' : 'open'}, +${(growth / MB).toFixed(1)} MB, ` +
         `victim p50 ${seen.p50.toFixed(1)} ms, max ${seen.max.toFixed(1)} ms over ${seen.count}`,
     );
-    return { closed, growth, seen };
+    return { closed, growth, seen, rate };
   } finally {
     assert.equal(await server.stop(), 0);
   }
