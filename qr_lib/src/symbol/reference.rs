@@ -26,7 +26,8 @@ pub fn encode_bits(data: &[u8]) -> Result<Bits, QrError> {
 }
 
 /// The crate's `Parser` segments, Kanji as Byte: the reference that
-/// `segments::parse` (the hot path's) is held to.
+/// `segments::parse` (the hot path's) is held to, once its adjacent Byte
+/// runs are joined.
 pub fn crate_segments(data: &[u8]) -> Vec<Segment> {
     Parser::new(data)
         .map(|s| match s.mode {
