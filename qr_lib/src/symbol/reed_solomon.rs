@@ -158,17 +158,16 @@ pub fn interleaved_codewords(data: &[u8], number: usize) -> Vec<u8> {
         start += len;
         // Codeword i of every block comes before codeword i + 1 of any; the
         // extra codeword of the long blocks comes after all the others.
-        for (i, &word) in block.iter().enumerate() {
-            let at = if i < short_len {
-                i * blocks + b
-            } else {
-                short_len * blocks + (b - short_blocks)
-            };
-            data_out[at] = word;
+        let column = data_out[b..].iter_mut().step_by(blocks);
+        for (out, &word) in column.zip(&block[..short_len]) {
+            *out = word;
+        }
+        if let Some(&extra) = block.get(short_len) {
+            data_out[short_len * blocks + (b - short_blocks)] = extra;
         }
         ec_codewords(block, ec_len, &mut ec[..ec_len]);
-        for (i, &word) in ec[..ec_len].iter().enumerate() {
-            ec_out[i * blocks + b] = word;
+        for (out, &word) in ec_out[b..].iter_mut().step_by(blocks).zip(&ec[..ec_len]) {
+            *out = word;
         }
     }
     out
