@@ -133,7 +133,8 @@ fn run_length_code_lengths(lens: &[u8], out: &mut [(u8, u8)]) -> usize {
         let run = if lens.get(i + 1).is_some_and(|&next| next != l) {
             1
         } else {
-            1 + match_len(lens, i + 1, 1, lens.len() - i - 1)
+            // SAFETY: a distance of 1 from `i + 1`.
+            1 + unsafe { match_len(lens, i + 1, 1, lens.len() - i - 1) }
         };
         if l == 0 && run >= 3 {
             let take = run.min(138);

@@ -63,8 +63,12 @@ pub const WORD_POSITIONS: usize = 16 - (MIN_USEFUL - 1);
 /// line's first byte, and positions with fewer than `MIN_USEFUL` bytes left
 /// in the line (`in_line`) are left to `search`, whose column match may run
 /// on past it.
+///
+/// # Safety
+/// `q >= 1`, and `q >= stride` with `above`: the positions compared with
+/// are in `lines` (a check per call cost more than the loads it guards).
 #[inline(always)]
-pub fn no_match_starts(
+pub unsafe fn no_match_starts(
     lines: &[u8],
     q: usize,
     stride: usize,
@@ -76,11 +80,14 @@ pub fn no_match_starts(
         return 0;
     }
     use bytes16::{equal, first, four, zero};
-    let mut starts = four(equal(lines, q, q - 1));
+    debug_assert!(q >= 1 && (!above || q >= stride));
+    // SAFETY: `q + 16 <= lines.len()` (checked above), and the other
+    // positions are before `q` and in `lines` (the caller's contract).
+    let mut starts = four(unsafe { equal(lines, q, q - 1) });
     if above {
-        starts |= four(equal(lines, q, q - stride));
+        starts |= four(unsafe { equal(lines, q, q - stride) });
         if zeros {
-            starts |= four(zero(lines, q));
+            starts |= four(unsafe { zero(lines, q) });
         }
     }
     let positions = (in_line - (MIN_USEFUL - 1)).min(WORD_POSITIONS);
@@ -121,7 +128,8 @@ pub fn equal_bits(data: &[u8], p: usize, r: usize, n: usize) -> u64 {
         all(target_arch = "wasm32", target_feature = "simd128")
     ))]
     while i < n && p.max(r) + i + 16 <= data.len() {
-        bits |= u64::from(bytes16::equal(data, p + i, r + i)) << i;
+        // SAFETY: 16 bytes from both, by the loop's condition.
+        bits |= u64::from(unsafe { bytes16::equal(data, p + i, r + i) }) << i;
         i += 16;
     }
     while i < n {
@@ -164,7 +172,8 @@ pub fn zero_bits(data: &[u8], p: usize, n: usize) -> u64 {
         all(target_arch = "wasm32", target_feature = "simd128")
     ))]
     while i < n && p + i + 16 <= data.len() {
-        bits |= u64::from(bytes16::zero(data, p + i)) << i;
+        // SAFETY: 16 bytes, by the loop's condition.
+        bits |= u64::from(unsafe { bytes16::zero(data, p + i) }) << i;
         i += 16;
     }
     while i < n {
@@ -177,12 +186,18 @@ pub fn zero_bits(data: &[u8], p: usize, n: usize) -> u64 {
 /// Length of the match at `p` against `p - dist`, up to `limit`; compares
 /// sixteen bytes at a time, then eight near the data's end (a short tail in
 /// one word, when the data allows), then bytes.
+///
+/// # Safety
+/// `dist <= p`: the source is in `data` wherever the match is.
 #[inline(always)]
-pub fn match_len(data: &[u8], p: usize, dist: usize, limit: usize) -> usize {
+pub unsafe fn match_len(data: &[u8], p: usize, dist: usize, limit: usize) -> usize {
     let word = |i: usize| u64::from_le_bytes(data[i..i + 8].try_into().unwrap());
+    debug_assert!(dist <= p);
     let mut n = 0;
     while p + n + 16 <= data.len() {
-        let d = bytes16::first_difference(data, p + n, p - dist + n);
+        // SAFETY: 16 bytes from `p + n`, by the loop's condition, and so
+        // from the source `dist <= p` bytes before (the caller's contract).
+        let d = unsafe { bytes16::first_difference(data, p + n, p - dist + n) };
         if d < 16 || n + 16 >= limit {
             return (n + d).min(limit);
         }
@@ -248,7 +263,9 @@ mod tests {
             let equal = (0..limit)
                 .take_while(|&i| data[p + i] == data[p - dist + i])
                 .count();
-            assert_eq!(match_len(&data, p, dist, limit), equal, "case {case}");
+            // SAFETY: the case's source is before `p`.
+            let len = unsafe { match_len(&data, p, dist, limit) };
+            assert_eq!(len, equal, "case {case}");
             let zeros = (0..limit).take_while(|&i| data[p + i] == 0).count();
             assert_eq!(zero_run(&data, p, limit), zeros, "case {case}");
         }
@@ -296,7 +313,8 @@ mod tests {
                 for b in 1..stride {
                     let (q, in_line) = (k * stride + b, stride - b);
                     let (above, zeros) = (k > 0, case % 3 != 0);
-                    let n = no_match_starts(&lines, q, stride, above, zeros, in_line);
+                    // SAFETY: `b >= 1`; above only from the second line.
+                    let n = unsafe { no_match_starts(&lines, q, stride, above, zeros, in_line) };
                     let can_start = |p: usize| {
                         word4(p - 1) == word4(p)
                             || above && word4(p - stride) == word4(p)

@@ -257,7 +257,8 @@ impl<const CHAIN: bool, const SKIP: bool> Parser<'_, CHAIN, SKIP> {
         let free = if !SKIP || b == 0 {
             0
         } else {
-            no_match_starts(self.lines, q, stride, k > 0, self.scale > 1, stride - b)
+            // SAFETY: `b > 0`, so `q >= 1`; with `k > 0`, `q >= stride`.
+            unsafe { no_match_starts(self.lines, q, stride, k > 0, self.scale > 1, stride - b) }
         };
         let literals = if CHAIN {
             self.index_up_to_a_candidate(q, free)
@@ -367,7 +368,8 @@ impl<const CHAIN: bool, const SKIP: bool> Parser<'_, CHAIN, SKIP> {
         let (stride, lines) = (self.stride, self.lines);
         let (mut j, mut k, mut o, mut len) = (j, k, o, 0);
         loop {
-            let n = match_len(lines, k * stride + o, (k - j) * stride, stride - o);
+            // SAFETY: `j <= k`: the source is `j`'s same column.
+            let n = unsafe { match_len(lines, k * stride + o, (k - j) * stride, stride - o) };
             len += n;
             if o + n < stride {
                 return len;
@@ -401,7 +403,8 @@ impl<const CHAIN: bool, const SKIP: bool> Parser<'_, CHAIN, SKIP> {
         // compare rules most out, and the rare survivors are measured.
         let word = self.word4(q);
         if local && b > 0 && self.word4(q - 1) == word {
-            consider(&mut best, match_len(lines, q, 1, in_line), 1);
+            // SAFETY: `b > 0`, so `q >= 1`.
+            consider(&mut best, unsafe { match_len(lines, q, 1, in_line) }, 1);
         }
         if local && k > 0 {
             if self.scale > 1 && word == 0 {
@@ -429,7 +432,8 @@ impl<const CHAIN: bool, const SKIP: bool> Parser<'_, CHAIN, SKIP> {
                 if oc == b {
                     consider(&mut best, self.column_match(j, k, b), (k - j) * block);
                 } else {
-                    let len = match_len(lines, q, q - c, in_line.min(stride - oc));
+                    // SAFETY: a chain link is an earlier position: `c < q`.
+                    let len = unsafe { match_len(lines, q, q - c, in_line.min(stride - oc)) };
                     consider(&mut best, len, (k - j) * block + b - oc);
                 }
             }
