@@ -10,9 +10,17 @@ const ROOT = path.resolve(__dirname, '../..');
 const QR_CONFIG = path.join(ROOT, 'bench/config/qr.js');
 const qr = () => loadConfig(QR_CONFIG);
 
+/** A started server's operator listener, from its start line (`... metrics on http://ADDR/metrics`). */
+function operatorOrigin(server) {
+  const match = /metrics on (http:\/\/[^\s"]+)\/metrics/.exec(server.output());
+  if (!match) throw new Error(`no metrics URL in the start line of:\n${server.output()}`);
+  return match[1];
+}
+
 module.exports = {
   ROOT,
   QR_CONFIG,
+  operatorOrigin,
   startServer: launch.startServer,
   // On Bun or Deno where QR_TEST_RUNTIME says so (test/helpers/runtimes.js).
   startTier: (tier, options = {}) => launch.startTier(tier, { config: qr(), ...serverLaunchOptions(), ...options }),

@@ -13,20 +13,13 @@ const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
 const http = require('node:http');
 const net = require('node:net');
-const { startTier } = require('../helpers/servers');
+const { operatorOrigin, startTier } = require('../helpers/servers');
 const { getFresh, qrcodePath, victim, VICTIM_P50_MS, VICTIM_MAX_MS } = require('../helpers/http');
 const { childPids, exeName } = require('../helpers/processes');
 const { sampleTree } = require('../../bench/lib/proc-tree');
 
 const PER_CLIENT = 8;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** The operator's listener, from the server's start log line (`... metrics on http://ADDR/metrics`). */
-function operatorOrigin(server) {
-  const match = /metrics on (http:\/\/[^\s"]+)\/metrics/.exec(server.output());
-  assert.ok(match, `no metrics URL in the start line of:\n${server.output()}`);
-  return match[1];
-}
 
 /** A connection from `localAddress` (any of 127/8 is this host's) that sends nothing yet. */
 function open(url, localAddress) {

@@ -5,7 +5,7 @@ const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
 const http = require('node:http');
 const os = require('node:os');
-const { startTier } = require('../helpers/servers');
+const { operatorOrigin, startTier } = require('../helpers/servers');
 const { send, getFresh, qrcodePath } = require('../helpers/http');
 const { decodeQrPng } = require('../helpers/decode');
 const { childPids, commName, waitFor } = require('../helpers/processes');
@@ -27,13 +27,6 @@ const SLOTS = {
   'axum-rpc': 2 * 32,
 };
 const QUEUING_TIERS = Object.keys(SLOTS);
-
-/** The operator's listener, from the server's start line (`... metrics on http://ADDR/metrics`). */
-function operatorOrigin(server) {
-  const match = /metrics on (http:\/\/[^\s"]+)\/metrics/.exec(server.output());
-  assert.ok(match, `no metrics URL in the start line of:\n${server.output()}`);
-  return match[1];
-}
 
 /** Generations running or queued, from a /metrics answer (0 where the tier reports none). */
 function busySlots(scraped) {
