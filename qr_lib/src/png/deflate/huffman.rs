@@ -22,40 +22,59 @@ pub fn code_lengths<const N: usize>(freq: &[u32; N], max_len: u8) -> [u8; N] {
 
 /// Unlimited Huffman code lengths for `freq`, and the longest of them.
 fn huffman_lengths<const N: usize>(freq: &[u32; N]) -> ([u8; N], u8) {
+    const { assert!(N <= 1 << 9) };
+    let (used, bits) = used_eights(freq);
     // (frequency, symbol) packed in one word sorts fastest; ties by symbol.
     // A u32 holds both when the frequencies are under 2^23 (they count a
     // QR image's stream bytes: far fewer), with half the memory to clear.
-    const { assert!(N <= 1 << 9) };
-    if freq.iter().copied().max().unwrap_or(0) < 1 << 23 {
-        lengths_by_u32_keys(freq)
+    if bits < 1 << 23 {
+        lengths_by_u32_keys(freq, used)
     } else {
-        lengths_by_u64_keys(freq)
+        lengths_by_u64_keys(freq, used)
     }
+}
+
+/// One pass over the frequencies, eight at a time: which eights hold a used
+/// symbol (bit `c` for symbols `8c..8c + 8`; most of the literal alphabet
+/// is unused here), and every frequency's bits at once.
+#[inline(always)]
+fn used_eights(freq: &[u32]) -> (u64, u32) {
+    let (mut used, mut bits) = (0u64, 0u32);
+    let mut eights = freq.chunks_exact(8);
+    for (c, eight) in (&mut eights).enumerate() {
+        let any = eight.iter().fold(0, |a, &f| a | f);
+        bits |= any;
+        used |= u64::from(any != 0) << c;
+    }
+    (
+        used,
+        bits | eights.remainder().iter().fold(0, |a, &f| a | f),
+    )
 }
 
 macro_rules! lengths_by_keys {
     ($name:ident, $key:ty, $shift:expr) => {
-        fn $name<const N: usize>(freq: &[u32; N]) -> ([u8; N], u8) {
+        /// `used`: bit `c` set where symbols `8c..8c + 8` hold a frequency
+        /// (the symbols past the last eight are looked at anyway).
+        fn $name<const N: usize>(freq: &[u32; N], mut used: u64) -> ([u8; N], u8) {
             let mut lens = [0u8; N];
-            // Written for every symbol, kept for the used ones: no branch
-            // per symbol.
+            // Written for every symbol of a used eight, kept for the used
+            // symbols: no branch per symbol.
             let mut keys = [0 as $key; N];
             let mut n = 0;
             let mut key = |symbol: usize, f: u32| {
                 keys[n] = <$key>::from(f) << $shift | symbol as $key;
                 n += usize::from(f > 0);
             };
-            // Four unused symbols (most of the literal alphabet) at a time.
-            let mut fours = freq.chunks_exact(4);
-            for (c, four) in (&mut fours).enumerate() {
-                if four != [0; 4] {
-                    for (i, &f) in four.iter().enumerate() {
-                        key(4 * c + i, f);
-                    }
+            while used != 0 {
+                let first = 8 * used.trailing_zeros() as usize;
+                used &= used - 1;
+                for (i, &f) in freq[first..first + 8].iter().enumerate() {
+                    key(first + i, f);
                 }
             }
-            let tail = N - fours.remainder().len();
-            for (i, &f) in fours.remainder().iter().enumerate() {
+            let tail = N - N % 8;
+            for (i, &f) in freq[tail..].iter().enumerate() {
                 key(tail + i, f);
             }
             let keys = &mut keys[..n];
@@ -242,8 +261,15 @@ mod tests {
             for _ in 0..rng() % 40 {
                 freq[rng() as usize % 286] = 1 + rng() % [4, 1000, (1 << 23) - 1][case % 3];
             }
-            let narrow = lengths_by_u32_keys(&freq);
-            assert_eq!(narrow, lengths_by_u64_keys(&freq), "case {case}");
+            let (used, _) = used_eights(&freq);
+            let narrow = lengths_by_u32_keys(&freq, used);
+            assert_eq!(narrow, lengths_by_u64_keys(&freq, used), "case {case}");
+            // The mask skips only unused eights: every eight gives the same.
+            assert_eq!(
+                narrow,
+                lengths_by_u32_keys(&freq, (1 << 35) - 1),
+                "case {case}"
+            );
             assert_eq!(narrow, huffman_lengths(&freq), "case {case}");
             // The deepest length is reported as it is.
             assert_eq!(
@@ -257,7 +283,10 @@ mod tests {
         freq[3] = 1 << 24;
         freq[7] = 1 << 24;
         freq[9] = 1;
-        assert_eq!(huffman_lengths(&freq), lengths_by_u64_keys(&freq));
+        assert_eq!(
+            huffman_lengths(&freq),
+            lengths_by_u64_keys(&freq, used_eights(&freq).0)
+        );
         assert_eq!(huffman_lengths(&freq).0[9], 2);
     }
 
