@@ -12,7 +12,7 @@ OTHER_NODE_VERSIONS := $(filter-out $(NODE_VERSION),$(shell awk '!/^\#/ && NF { 
 OLDEST_NODE_VERSION := $(firstword $(shell awk '!/^\#/ && NF { print $$1 }' scripts/node-versions | sort -V))
 export PATH := $(CURDIR)/target/node/$(NODE_VERSION)/bin:$(PATH)
 
-.PHONY: setup setup-bench build build-bench build-artifacts build-rust build-napi build-wasm build-calibration build-testing package image bench bench-full bench-core soak serve deploy test test-lane-lint test-lane-package test-rust test-node test-node-contract test-node-packages test-node-team test-node-timed test-node-lines test-lines-contract test-lines-packages test-lines-resilience test-runtimes fuzz lint clean
+.PHONY: setup setup-bench build build-bench build-artifacts build-rust build-napi build-wasm build-calibration build-testing package image bench bench-full bench-core soak serve deploy test test-lane-lint test-lane-package test-rust test-node test-node-contract test-node-packages test-node-team test-node-profile test-node-timed test-node-lines test-lines-contract test-lines-packages test-lines-resilience test-runtimes fuzz lint clean
 
 # `make test` sets ALREADY_BUILT=1 for the stages it runs after its own
 # build and setup: they skip running them again (two setups at once would race).
@@ -104,10 +104,11 @@ soak: build-bench
 ## Build everything and run every test. After the build, two lanes at once,
 ## each in order, whose suites check answers and time nothing:
 ##   - build-testing, lint, the Rust tests, every tier's contract on the
-##     pinned Node, on Bun and Deno and on the other Node lines;
+##     pinned Node, on Bun and Deno and on the other Node lines, a profile
+##     of a team's service;
 ##   - the packages, the fuzzers, the installed packages, the image and its
 ##     manifests on the pinned Node, the installed packages on the other
-##     lines, the toolkit in a team's own service and a profile of one.
+##     lines, the toolkit in a team's own service.
 ## Cargo locks each output directory, not target/, so the lanes do not wait
 ## on each other, and each one's single-threaded stretches (LTO links,
 ## libFuzzer's one process, one Node test at a time) leave a core to the
@@ -128,6 +129,7 @@ test-lane-lint:
 	$(LANE) test-node-contract
 	$(LANE) test-runtimes
 	$(LANE) test-lines-contract
+	$(LANE) test-node-profile
 
 test-lane-package:
 	$(LANE) package
@@ -190,8 +192,9 @@ test-node:
 CONTRACT_SUITES := $(wildcard test/contract/*.test.js)
 PACKAGE_SUITES := test/artifacts/package.test.js test/artifacts/toolkit-packages.test.js \
   test/artifacts/image.test.js test/artifacts/kubernetes.test.js
-TEAM_SUITES := test/tooling/team.test.js test/tooling/profile.test.js
-TIMED_SUITES := $(filter-out $(CONTRACT_SUITES) $(PACKAGE_SUITES) $(TEAM_SUITES),$(wildcard test/*/*.test.js)) \
+TEAM_SUITES := test/tooling/team.test.js
+PROFILE_SUITES := test/tooling/profile.test.js
+TIMED_SUITES := $(filter-out $(CONTRACT_SUITES) $(PACKAGE_SUITES) $(TEAM_SUITES) $(PROFILE_SUITES),$(wildcard test/*/*.test.js)) \
   $(wildcard tier-adapters/test/*.test.js)
 NODE_TEST := node --test --test-concurrency=1
 test-node-contract:
@@ -200,6 +203,8 @@ test-node-packages:
 	$(NODE_TEST) $(PACKAGE_SUITES)
 test-node-team:
 	$(NODE_TEST) $(TEAM_SUITES)
+test-node-profile:
+	$(NODE_TEST) $(PROFILE_SUITES)
 test-node-timed:
 	$(NODE_TEST) $(TIMED_SUITES)
 
