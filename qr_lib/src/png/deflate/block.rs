@@ -4,7 +4,7 @@
 use super::bit_writer::BitWriter;
 use super::huffman::{canonical_codes, code_lengths};
 use super::matching::match_len;
-use super::tables::{dist_code, CL_ORDER, DIST_BASE, DIST_EXTRA, END_OF_BLOCK, LENGTH_SYMBOL};
+use super::tables::{CL_ORDER, DIST_BASE, DIST_EXTRA, END_OF_BLOCK, LENGTH_SYMBOL};
 use super::tokens::Token;
 
 /// Writes `tokens` (whose literal runs are in `lines`) as one final block
@@ -21,17 +21,18 @@ pub fn write_block(out: &mut Vec<u8>, tokens: &[Token], lines: &[u8]) {
                 }
             }
             Token::Literal(x) => lit_freq[x as usize] += 1,
-            Token::Match { len, dist } => {
+            Token::Match { len, dist_code, .. } => {
                 lit_freq[257 + (LENGTH_SYMBOL[len as usize] & 0xFF) as usize] += 1;
-                dist_freq[dist_code(dist)] += 1;
+                dist_freq[usize::from(dist_code)] += 1;
             }
         }
     }
     lit_freq[END_OF_BLOCK] = 1;
-    let lit_lens = code_lengths(&lit_freq, 15);
-    let dist_lens = code_lengths(&dist_freq, 15);
-    let lit_codes = canonical_codes(&lit_lens);
-    let dist_codes = canonical_codes(&dist_lens);
+    let (mut lit_lens, mut dist_lens) = ([0; 286], [0; 30]);
+    let lit_counts = code_lengths(&lit_freq, 15, &mut lit_lens);
+    let dist_counts = code_lengths(&dist_freq, 15, &mut dist_lens);
+    let lit_codes = canonical_codes(&lit_lens, &lit_counts);
+    let dist_codes = canonical_codes(&dist_lens, &dist_counts);
 
     // Trailing zero lengths are not stored (down to the format's minimums).
     let hlit = 257.max(lit_lens.iter().rposition(|&l| l > 0).unwrap() + 1);
@@ -46,8 +47,9 @@ pub fn write_block(out: &mut Vec<u8>, tokens: &[Token], lines: &[u8]) {
     for &(symbol, _) in cl_tokens {
         cl_freq[symbol as usize] += 1;
     }
-    let cl_lens = code_lengths(&cl_freq, 7);
-    let cl_codes = canonical_codes(&cl_lens);
+    let mut cl_lens = [0; 19];
+    let cl_counts = code_lengths(&cl_freq, 7, &mut cl_lens);
+    let cl_codes = canonical_codes(&cl_lens, &cl_counts);
     let hclen = 4.max(CL_ORDER.iter().rposition(|&s| cl_lens[s] > 0).unwrap() + 1);
     let mut w = BitWriter::new(out);
     w.bits(1, 1); // final block
@@ -95,7 +97,11 @@ pub fn write_block(out: &mut Vec<u8>, tokens: &[Token], lines: &[u8]) {
                 w.make_room(15);
                 w.bits(lit_codes[x as usize], lit_lens[x as usize]);
             }
-            Token::Match { len, dist } => {
+            Token::Match {
+                len,
+                dist,
+                dist_code,
+            } => {
                 // Each code with its extra bits above it, in one write.
                 w.make_room(48);
                 let symbol = LENGTH_SYMBOL[len as usize];
@@ -105,7 +111,7 @@ pub fn write_block(out: &mut Vec<u8>, tokens: &[Token], lines: &[u8]) {
                     lit_codes[lc] | (symbol >> 16) << bits,
                     bits + (symbol >> 8) as u8,
                 );
-                let dc = dist_code(dist);
+                let dc = usize::from(dist_code);
                 let bits = dist_lens[dc];
                 let extra = u32::from(dist - DIST_BASE[dc]);
                 w.bits(dist_codes[dc] | extra << bits, bits + DIST_EXTRA[dc]);

@@ -1,11 +1,15 @@
 //! Huffman code lengths (limited in depth) and their canonical codes.
 
-/// Huffman code lengths for `freq`, none longer than `max_len`. Symbols with
-/// frequency 0 get length 0; a lone symbol gets length 1.
-pub fn code_lengths<const N: usize>(freq: &[u32; N], max_len: u8) -> [u8; N] {
-    let (lens, deepest) = huffman_lengths(freq);
-    if deepest <= max_len {
-        return lens;
+/// Huffman code lengths for `freq` into `lens`, none longer than `max_len`
+/// (at most 15); returns how many codes each length has, as
+/// `canonical_codes` takes them. Symbols with frequency 0 get length 0; a
+/// lone symbol gets length 1. (Written in place: returned, the arrays were
+/// copied at each return.)
+pub fn code_lengths<const N: usize>(freq: &[u32; N], max_len: u8, lens: &mut [u8; N]) -> [u32; 16] {
+    debug_assert!(max_len <= 15);
+    let mut counts = [0; 16];
+    if huffman_lengths(freq, lens, &mut counts) <= max_len {
+        return counts;
     }
     // Too deep: flatten the distribution and build again (rare).
     let mut freq = *freq;
@@ -13,24 +17,31 @@ pub fn code_lengths<const N: usize>(freq: &[u32; N], max_len: u8) -> [u8; N] {
         for f in freq.iter_mut().filter(|f| **f > 0) {
             *f = (*f >> 1).max(1);
         }
-        let (lens, deepest) = huffman_lengths(&freq);
-        if deepest <= max_len {
-            return lens;
+
+        counts = [0; 16];
+        if huffman_lengths(&freq, lens, &mut counts) <= max_len {
+            return counts;
         }
     }
 }
 
-/// Unlimited Huffman code lengths for `freq`, and the longest of them.
-fn huffman_lengths<const N: usize>(freq: &[u32; N]) -> ([u8; N], u8) {
+/// Unlimited Huffman code lengths for `freq` into `lens`, and into
+/// `counts` how many codes each length up to 15 has (deeper ones are
+/// counted at 15); returns the longest length.
+fn huffman_lengths<const N: usize>(
+    freq: &[u32; N],
+    lens: &mut [u8; N],
+    counts: &mut [u32; 16],
+) -> u8 {
     const { assert!(N <= 1 << 9) };
     let (used, bits) = used_eights(freq);
     // (frequency, symbol) packed in one word sorts fastest; ties by symbol.
     // A u32 holds both when the frequencies are under 2^23 (they count a
     // QR image's stream bytes: far fewer), with half the memory to clear.
     if bits < 1 << 23 {
-        lengths_by_u32_keys(freq, used)
+        lengths_by_u32_keys(freq, used, lens, counts)
     } else {
-        lengths_by_u64_keys(freq, used)
+        lengths_by_u64_keys(freq, used, lens, counts)
     }
 }
 
@@ -56,8 +67,13 @@ macro_rules! lengths_by_keys {
     ($name:ident, $key:ty, $shift:expr) => {
         /// `used`: bit `c` set where symbols `8c..8c + 8` hold a frequency
         /// (the symbols past the last eight are looked at anyway).
-        fn $name<const N: usize>(freq: &[u32; N], mut used: u64) -> ([u8; N], u8) {
-            let mut lens = [0u8; N];
+        fn $name<const N: usize>(
+            freq: &[u32; N],
+            mut used: u64,
+            lens: &mut [u8; N],
+            counts: &mut [u32; 16],
+        ) -> u8 {
+            lens.fill(0);
             // Written for every symbol of a used eight, kept for the used
             // symbols: no branch per symbol.
             let mut keys = [0 as $key; N];
@@ -80,10 +96,11 @@ macro_rules! lengths_by_keys {
             let keys = &mut keys[..n];
             let symbol = |key: $key| (key & ((1 << $shift) - 1)) as usize;
             match n {
-                0 => return (lens, 0),
+                0 => return 0,
                 1 => {
                     lens[symbol(keys[0])] = 1;
-                    return (lens, 1);
+                    counts[1] = 1;
+                    return 1;
                 }
                 _ => {}
             }
@@ -95,9 +112,10 @@ macro_rules! lengths_by_keys {
             minimum_redundancy(&mut depths[..n]);
             for (&key, &depth) in keys.iter().zip(depths.iter()) {
                 lens[symbol(key)] = depth as u8;
+                counts[depth.min(15) as usize] += 1;
             }
             // Lightest first, so deepest first.
-            (lens, depths[0] as u8)
+            depths[0] as u8
         }
     };
 }
@@ -158,14 +176,13 @@ pub fn minimum_redundancy(a: &mut [u32]) {
     }
 }
 
-/// Canonical codes for `lens`, bit-reversed for deflate's LSB-first order.
-pub fn canonical_codes<const N: usize>(lens: &[u8; N]) -> [u32; N] {
-    let mut count = [0u32; 16];
-    for_each_coded(lens, |_, l| count[l as usize] += 1);
+/// Canonical codes for `lens`, bit-reversed for deflate's LSB-first order;
+/// `counts` says how many codes each length has (`code_lengths` gives it).
+pub fn canonical_codes<const N: usize>(lens: &[u8; N], counts: &[u32; 16]) -> [u32; N] {
     let mut next = [0u32; 16];
     let mut code = 0;
     for bits in 1..16 {
-        code = (code + count[bits - 1]) << 1;
+        code = (code + counts[bits - 1]) << 1;
         next[bits] = code;
     }
     let mut codes = [0u32; N];
@@ -252,6 +269,20 @@ mod tests {
         }
     }
 
+    /// The lengths and the deepest of them, from one of the builders,
+    /// which also counts the codes of each length.
+    fn built<const N: usize>(
+        build: impl FnOnce(&mut [u8; N], &mut [u32; 16]) -> u8,
+    ) -> ([u8; N], u8) {
+        let (mut lens, mut counts) = ([0xAA; N], [0; 16]);
+        let deepest = build(&mut lens, &mut counts);
+        for (l, &count) in counts.iter().enumerate().take(15) {
+            let of_l = lens.iter().filter(|&&x| usize::from(x) == l).count();
+            assert_eq!(count as usize, if l == 0 { 0 } else { of_l }, "length {l}");
+        }
+        (lens, deepest)
+    }
+
     #[test]
     fn both_key_widths_give_the_same_lengths() {
         let mut rng = xorshift(0x5EC7);
@@ -262,19 +293,31 @@ mod tests {
                 freq[rng() as usize % 286] = 1 + rng() % [4, 1000, (1 << 23) - 1][case % 3];
             }
             let (used, _) = used_eights(&freq);
-            let narrow = lengths_by_u32_keys(&freq, used);
-            assert_eq!(narrow, lengths_by_u64_keys(&freq, used), "case {case}");
+            let narrow = built(|lens, counts| lengths_by_u32_keys(&freq, used, lens, counts));
+            assert_eq!(
+                narrow,
+                built(|lens, counts| lengths_by_u64_keys(&freq, used, lens, counts)),
+                "case {case}"
+            );
             // The mask skips only unused eights: every eight gives the same.
             assert_eq!(
                 narrow,
-                lengths_by_u32_keys(&freq, (1 << 35) - 1),
+                built(|lens, counts| lengths_by_u32_keys(&freq, (1 << 35) - 1, lens, counts)),
                 "case {case}"
             );
-            assert_eq!(narrow, huffman_lengths(&freq), "case {case}");
-            // The deepest length is reported as it is.
+            assert_eq!(
+                narrow,
+                built(|lens, counts| huffman_lengths(&freq, lens, counts)),
+                "case {case}"
+            );
+            // The deepest length is reported as it is; unused symbols get 0.
             assert_eq!(
                 narrow.1,
                 narrow.0.iter().copied().max().unwrap(),
+                "case {case}"
+            );
+            assert!(
+                (0..286).all(|s| (freq[s] == 0) == (narrow.0[s] == 0)),
                 "case {case}"
             );
         }
@@ -283,11 +326,12 @@ mod tests {
         freq[3] = 1 << 24;
         freq[7] = 1 << 24;
         freq[9] = 1;
+        let wide = built(|lens, counts| huffman_lengths(&freq, lens, counts));
         assert_eq!(
-            huffman_lengths(&freq),
-            lengths_by_u64_keys(&freq, used_eights(&freq).0)
+            wide,
+            built(|lens, counts| lengths_by_u64_keys(&freq, used_eights(&freq).0, lens, counts))
         );
-        assert_eq!(huffman_lengths(&freq).0[9], 2);
+        assert_eq!(wide.0[9], 2);
     }
 
     #[test]
@@ -299,17 +343,36 @@ mod tests {
 
     #[test]
     fn lengths_respect_the_limit() {
-        // Fibonacci frequencies make the deepest possible Huffman tree.
-        let mut freq = [0u32; 30];
+        // Fibonacci frequencies make the deepest possible Huffman tree: 16
+        // symbols reach the limit exactly, 30 must be flattened (to 14).
+        let mut fibonacci = [0u32; 30];
         let (mut a, mut b) = (1, 1);
-        for f in freq.iter_mut() {
+        for f in fibonacci.iter_mut() {
             *f = a;
             (a, b) = (b, a + b);
         }
-        let lens = code_lengths(&freq, 15);
-        assert!(lens.iter().all(|&l| (1..=15).contains(&l)));
-        // Kraft: a complete prefix code.
-        let kraft: f64 = lens.iter().map(|&l| 0.5f64.powi(l as i32)).sum();
-        assert!((kraft - 1.0).abs() < 1e-9);
+        for n in [16, 30] {
+            let mut freq = [0; 30];
+            freq[..n].copy_from_slice(&fibonacci[..n]);
+            let mut lens = [0; 30];
+            let counts = code_lengths(&freq, 15, &mut lens);
+            let lens = &lens[..n];
+            assert!(lens.iter().all(|&l| (1..=15).contains(&l)), "{n}");
+            if n == 16 {
+                assert_eq!(lens.iter().max(), Some(&15));
+            }
+            // The counts are those of the lengths given, not a first try's.
+            for (l, &count) in counts.iter().enumerate() {
+                let of_l = lens.iter().filter(|&&x| usize::from(x) == l).count();
+                assert_eq!(
+                    count as usize,
+                    if l == 0 { 0 } else { of_l },
+                    "{n}: length {l}"
+                );
+            }
+            // Kraft: a complete prefix code.
+            let kraft: f64 = lens.iter().map(|&l| 0.5f64.powi(l as i32)).sum();
+            assert!((kraft - 1.0).abs() < 1e-9, "{n}");
+        }
     }
 }

@@ -208,7 +208,11 @@ fn zeros_at_a_line_start_after_repeated_rows() {
     parse_lz77::<false, false>(&image, &mut scratch);
     assert_eq!(encoder, scratch.tokens);
     assert!(
-        encoder.contains(&Token::Match { len: 5, dist: 1 }),
+        encoder.contains(&Token::Match {
+            len: 5,
+            dist: 1,
+            dist_code: 0
+        }),
         "{encoder:?}"
     );
     round_trip(&image);

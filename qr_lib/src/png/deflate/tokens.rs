@@ -1,7 +1,7 @@
 //! The parse's output: LZ77 tokens, and the writer that gathers literal
 //! runs into one token each.
 
-use super::tables::{MAX_MATCH, MIN_MATCH};
+use super::tables::{dist_code, MAX_MATCH, MIN_MATCH};
 
 /// One LZ77 token. Literals mostly come in runs of the new scanlines, kept
 /// as one token each: the parse writes no token per byte, and the coder
@@ -13,8 +13,9 @@ pub enum Token {
     Literals { at: u32, len: u32 },
     /// A literal of the Up-filter rows, which are not in the new scanlines.
     Literal(u8),
-    /// `len` bytes equal to those `dist` back.
-    Match { len: u16, dist: u16 },
+    /// `len` bytes equal to those `dist` back; `dist_code` is the
+    /// distance's code, worked out once for the block writer's two passes.
+    Match { len: u16, dist: u16, dist_code: u8 },
 }
 
 /// The token list as the parse writes it. The literal run being gathered
@@ -76,8 +77,10 @@ pub fn push_copy(tokens: &mut TokenWriter, len: usize, dist: usize, byte: impl F
 }
 
 /// Pushes a match of any length >= 3 as tokens of at most 258 (none under 3).
+#[inline(always)]
 pub fn push_match(tokens: &mut TokenWriter, mut len: usize, dist: usize) {
     debug_assert!(len >= MIN_MATCH, "match of {len} bytes");
+    let code = dist_code(dist as u16) as u8;
     while len > 0 {
         let take = if len > MAX_MATCH {
             (len - MIN_MATCH).min(MAX_MATCH)
@@ -87,6 +90,7 @@ pub fn push_match(tokens: &mut TokenWriter, mut len: usize, dist: usize) {
         tokens.push(Token::Match {
             len: take as u16,
             dist: dist as u16,
+            dist_code: code,
         });
         len -= take;
     }
