@@ -12,6 +12,11 @@
 //! The binary runs itself under valgrind once per (set, stage, count): a
 //! worker prepares every stage's input, then runs one stage `count` times
 //! over the set. Two counts apart, the difference is the stage alone.
+//!
+//! `cargo bench -p qr_lib --bench instructions -- --by-image` counts the
+//! deflate stage image by image instead: a set's mean hides that its images
+//! take different paths (the scale decides whether the parse uses its hash
+//! chain).
 
 #[path = "stage_inputs.rs"]
 mod stage_inputs;
@@ -49,10 +54,17 @@ fn sets() -> Vec<(&'static str, Vec<String>)> {
     vec![("ten article URLs", urls), ("510-512 byte texts", long)]
 }
 
-/// Runs stage `stage` `passes` times over set `set`, after preparing all inputs.
-fn worker(set: usize, stage: usize, passes: u64) {
+const DEFLATE: usize = 5;
+
+/// Runs stage `stage` `passes` times over set `set` (or only its text
+/// `only`), after preparing all inputs.
+fn worker(set: usize, stage: usize, passes: u64, only: Option<usize>) {
     use qr_lib::stages::*;
-    let texts = &sets()[set].1;
+    let mut texts = sets().swap_remove(set).1;
+    if let Some(i) = only {
+        texts = vec![texts.swap_remove(i)];
+    }
+    let texts = &texts;
     let inputs = stage_inputs(texts);
     // Once more each, so lazily built tables are made in both runs alike.
     for t in texts {
@@ -66,7 +78,7 @@ fn worker(set: usize, stage: usize, passes: u64) {
                 2 => drop(black_box(place(black_box(&inputs.codewords[i])))),
                 3 => drop(black_box(choose_mask(black_box(&inputs.placed[i])))),
                 4 => drop(black_box(raster(black_box(&inputs.symbols[i])))),
-                5 => {
+                DEFLATE => {
                     let mut out = Vec::with_capacity(1024);
                     deflate(&mut out, black_box(&inputs.images[i]));
                     black_box(out);
@@ -79,7 +91,7 @@ fn worker(set: usize, stage: usize, passes: u64) {
 }
 
 /// Instructions valgrind counts for one worker run.
-fn instructions(set: usize, stage: usize, passes: u64) -> u64 {
+fn instructions(set: usize, stage: usize, passes: u64, only: Option<usize>) -> u64 {
     let me = std::env::current_exe().unwrap();
     let out = Command::new("valgrind")
         .args([
@@ -94,6 +106,7 @@ fn instructions(set: usize, stage: usize, passes: u64) -> u64 {
             &stage.to_string(),
             &passes.to_string(),
         ])
+        .args(only.map(|i| i.to_string()))
         .output()
         .expect("valgrind runs (scripts/setup.sh installs it)");
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -115,7 +128,8 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(at) = args.iter().position(|a| a == "--worker") {
         let n = |i: usize| args[at + i].parse::<u64>().unwrap();
-        worker(n(1) as usize, n(2) as usize, n(3));
+        let only = args.get(at + 4).map(|i| i.parse().unwrap());
+        worker(n(1) as usize, n(2) as usize, n(3), only);
         return;
     }
     if Command::new("valgrind").arg("--version").output().is_err() {
@@ -123,6 +137,10 @@ fn main() {
         std::process::exit(1);
     }
     let sets = sets();
+    if args.iter().any(|a| a == "--by-image") {
+        by_image(&sets);
+        return;
+    }
     println!("Instructions per call (valgrind cachegrind; each stage alone on the previous one's output)\n");
     println!(
         "| stage | {} |",
@@ -137,11 +155,39 @@ fn main() {
             .iter()
             .enumerate()
             .map(|(set, (_, texts))| {
-                let extra = instructions(set, stage, PASSES) - instructions(set, stage, 0);
+                let extra =
+                    instructions(set, stage, PASSES, None) - instructions(set, stage, 0, None);
                 let per_call = extra / (PASSES * texts.len() as u64);
                 per_call.to_string()
             })
             .collect();
         println!("| {name} | {} |", cells.join(" | "));
+    }
+}
+
+/// The deflate stage's instructions per call for each image of each set,
+/// with what decides its path: the scale, the bytes per scanline, how many
+/// values a pixel byte takes (the hash chain is used from 9 on).
+fn by_image(sets: &[(&str, Vec<String>)]) {
+    println!("Deflate instructions per call, image by image (valgrind cachegrind)\n");
+    println!("| set | text | scale | line bytes | byte values | zlib bytes | instructions |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for (set, (name, texts)) in sets.iter().enumerate() {
+        let images = stage_inputs(texts).images;
+        for (i, image) in images.iter().enumerate() {
+            let mut zlib = Vec::new();
+            qr_lib::stages::deflate(&mut zlib, image);
+            let extra = instructions(set, DEFLATE, PASSES, Some(i))
+                - instructions(set, DEFLATE, 0, Some(i));
+            println!(
+                "| {name} | {} | {} | {} | {} | {} | {} |",
+                i + 1,
+                image.scale,
+                image.stride,
+                image.byte_values,
+                zlib.len(),
+                extra / PASSES
+            );
+        }
     }
 }
