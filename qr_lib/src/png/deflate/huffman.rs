@@ -17,7 +17,6 @@ pub fn code_lengths<const N: usize>(freq: &[u32; N], max_len: u8, lens: &mut [u8
         for f in freq.iter_mut().filter(|f| **f > 0) {
             *f = (*f >> 1).max(1);
         }
-
         counts = [0; 16];
         if huffman_lengths(&freq, lens, &mut counts) <= max_len {
             return counts;
