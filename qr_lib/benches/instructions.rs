@@ -167,7 +167,8 @@ fn main() {
 
 /// The deflate stage's instructions per call for each image of each set,
 /// with what decides its path: the scale, the bytes per scanline, how many
-/// values a pixel byte takes (the hash chain is used from 9 on).
+/// values a pixel byte takes (the parse uses its hash chain from
+/// `CHAIN_MIN_BYTE_VALUES` on, in `src/png/deflate/parse.rs`).
 fn by_image(sets: &[(&str, Vec<String>)]) {
     println!("Deflate instructions per call, image by image (valgrind cachegrind)\n");
     println!("| set | text | scale | line bytes | byte values | zlib bytes | instructions |");
