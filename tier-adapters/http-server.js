@@ -49,9 +49,13 @@ const LIMITS = {
 // (on_headers_complete's "upgrade": HPE_PAUSED_UPGRADE; Node drops the rest of the read).
 const STOP_PARSING = 2;
 
-// How often a drain closes idle connections, and how long it spares a
-// pipelining one whose client has yet to read an answer.
+// How often a drain closes idle connections; how long a pipelining one must
+// show no read and no request before it counts as idle (qr_server's QUIET:
+// what its client sent before the signal is read well within it, even when
+// the kernel is slow to hand it over); and how long it spares one whose
+// client has yet to read an answer.
 const SWEEP_MS = 50;
+const QUIET_MS = 50;
 const BLOCKED_PATIENCE_MS = 1000;
 
 // The same 503 a full queue gets (errors.js: serverBusy), written before any request is read.
@@ -104,7 +108,9 @@ function createHttpServer(handler, options = {}) {
       current: null,
       pipelining: false,
       closing: false,
-      reading: false,
+      /** During a drain: when the connection last read or was given more to answer, and its bytes read then. */
+      activeAt: 0,
+      bytesRead: 0,
       blockedSince: 0,
       /** @type {(() => void) | null} the refusal waiting for the answers before it */
       afterAnswers: null,
@@ -251,18 +257,24 @@ function createHttpServer(handler, options = {}) {
       resume(socket);
       return write();
     }
-    if (draining) readOn(conn);
+    if (draining) readOn(socket, conn);
     resume(socket);
   }
 
   /**
-   * What a pipelining client sent while its connection was paused is read in
-   * the next poll phase; until one has run (two check phases from now), a
-   * drain's sweep would take the connection for idle.
+   * What a pipelining client sent while its connection was paused is read
+   * once it resumes; until the connection has been quiet for QUIET_MS, a
+   * drain's sweep would take it for idle.
    */
-  function readOn(conn) {
-    conn.reading = true;
-    setImmediate(() => setImmediate(() => (conn.reading = false)));
+  function readOn(socket, conn) {
+    conn.activeAt = performance.now();
+    conn.bytesRead = socket.bytesRead;
+  }
+
+  /** Whether a pipelining connection read, or was being answered, within QUIET_MS (during a drain). */
+  function busyLately(socket, conn, now) {
+    if (conn.active || socket.bytesRead !== conn.bytesRead) readOn(socket, conn);
+    return now - conn.activeAt < QUIET_MS;
   }
 
   /**
@@ -279,10 +291,10 @@ function createHttpServer(handler, options = {}) {
     const stopListening =
       server instanceof net.Server ? net.Server.prototype.close : /** @type {{ close: Function }} */ (server).close;
     const closed = new Promise((resolve) => stopListening.call(server, resolve));
-    for (const conn of connections.values()) {
+    for (const [socket, conn] of connections) {
       const res = conn.current;
       if (res && !res.headersSent && conn.queue.length === 0 && !conn.pipelining) res.setHeader('Connection', 'close');
-      if (conn.pipelining) readOn(conn);
+      if (conn.pipelining) readOn(socket, conn);
     }
     // Idle connections are closed, but not while a pipelining one is about to
     // read what its client sent (or waits, up to a second, for its client to
@@ -290,9 +302,12 @@ function createHttpServer(handler, options = {}) {
     // stops pipelining holds the drain to the caller's shutdown timeout.
     const closeIdle = () => {
       const now = performance.now();
-      const pending = (conn) =>
-        conn.reading || (conn.blockedSince > 0 && now - conn.blockedSince < BLOCKED_PATIENCE_MS);
-      for (const conn of connections.values()) if (conn.pipelining && pending(conn)) return;
+      const pending = (socket, conn) =>
+        busyLately(socket, conn, now) || (conn.blockedSince > 0 && now - conn.blockedSince < BLOCKED_PATIENCE_MS);
+      let spared = false;
+      // Every pipelining connection looked at, so each one's quiet is timed from its own last read.
+      for (const [socket, conn] of connections) if (conn.pipelining && pending(socket, conn)) spared = true;
+      if (spared) return;
       server.closeIdleConnections();
     };
     closeIdle();
