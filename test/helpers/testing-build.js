@@ -11,11 +11,11 @@ const NAPI_NODE = path.join(DIR, `napi/qr-napi.${process.platform}-${process.arc
 
 /** Environment that points node-server and the tests at the testing build. */
 const TESTING_ENV = {
-  QR_CLI_BIN: path.join(DIR, 'release/qr_cli'),
-  QR_SERVER_BIN: path.join(DIR, 'release/qr_server'),
+  QR_CLI_BIN: path.join(DIR, 'testing/qr_cli'),
+  QR_SERVER_BIN: path.join(DIR, 'testing/qr_server'),
   QR_WASM_DIR: path.join(DIR, 'wasm'),
   NAPI_RS_NATIVE_LIBRARY_PATH: NAPI_NODE,
-  QR_FFI_LIB: path.join(DIR, 'release/libqr_ffi.so'),
+  QR_FFI_LIB: path.join(DIR, 'testing/libqr_ffi.so'),
   RUST_BACKTRACE: '0',
 };
 
