@@ -50,10 +50,10 @@ const LIMITS = {
 const STOP_PARSING = 2;
 
 // How often a drain closes idle connections; how long a pipelining one must
-// show no read and no request before it counts as idle (qr_server's QUIET:
-// what its client sent before the signal is read well within it, even when
-// the kernel is slow to hand it over); and how long it spares one whose
-// client has yet to read an answer.
+// show no read and no request before it counts as idle (what its client
+// sent before the signal is read well within it, even when the kernel is
+// slow to hand it over); and how long it spares one whose client has yet to
+// read an answer.
 const SWEEP_MS = 50;
 const QUIET_MS = 50;
 const BLOCKED_PATIENCE_MS = 1000;

@@ -46,7 +46,8 @@ pub const MAX_QUEUE: usize = 512;
 pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
 /// During a drain, how long a pipelining connection must show no read and no
 /// request before it counts as idle: what its client sent before the signal
-/// is read well within it.
+/// is read well within it. node-server's drain has the same rule
+/// (tier-adapters/http-server.js: QUIET_MS).
 pub const QUIET: Duration = Duration::from_millis(50);
 /// The pause after a failed accept (out of descriptors with no spare, or the
 /// like), HTTP and RPC alike: waiting instead of spinning on the error.
