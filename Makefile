@@ -104,11 +104,12 @@ soak: build-bench
 ## Build everything and run every test. After the build, two lanes at once,
 ## each in order, whose suites check answers and time nothing:
 ##   - build-testing, lint, the Rust tests, every tier's contract on the
-##     pinned Node, the fuzzers;
+##     pinned Node, the fuzzers, every tier's contract on the other Node
+##     lines;
 ##   - the packages, the installed packages, the image and its manifests on
 ##     the pinned Node, the installed packages on the other lines, the
 ##     toolkit in a team's own service, every tier's contract on Bun and
-##     Deno and on the other Node lines, a profile of a team's service.
+##     Deno, a profile of a team's service.
 ## Cargo locks each output directory, not target/, so the lanes do not wait
 ## on each other, and each one's single-threaded stretches (LTO links,
 ## libFuzzer's one process, one Node test at a time) leave a core to the
@@ -128,6 +129,7 @@ test-lane-lint:
 	$(LANE) test-rust
 	$(LANE) test-node-contract
 	$(LANE) fuzz
+	$(LANE) test-lines-contract
 
 test-lane-package:
 	$(LANE) package
@@ -135,7 +137,6 @@ test-lane-package:
 	$(LANE) test-lines-packages
 	$(LANE) test-node-team
 	$(LANE) test-runtimes
-	$(LANE) test-lines-contract
 	$(LANE) test-node-profile
 
 ## Fuzz each target (fuzz/fuzz_targets) for FUZZ_SECONDS: a short run in
