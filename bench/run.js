@@ -51,7 +51,7 @@ const NODE_ARGS = '--no-memory-reducer';
 
 const USAGE = `Usage: tier-bench [options]   (in this repository: node bench/run.js)
 
-Every tier's servers (${SERVERS_PER_TIER}, visited in turn) start up front; all but the one being
+Every tier's servers (${SERVERS_PER_TIER}, visited in turn; one with --quick) start up front; all but the one being
 measured are stopped (SIGSTOP). Each round visits every tier still running in a rotated
 order, the anchor (the configuration's baseline) twice; each tier's ratios
 to the anchor come from within one round. After ${MIN_ROUNDS} rounds a tier stops once
@@ -84,7 +84,7 @@ fixed rates, the other Node lines and the other runtimes.
   --readme FILE     also write the report's summary into FILE between
                     <!-- bench:begin --> and <!-- bench:end -->
   --render DIR      measure nothing: render DIR/results.json again (with --readme, the summary too)
-  --quick           two short rounds (for CI)
+  --quick           two short rounds, one server per tier (for CI)
 
 A soak (memory over minutes) is its own command: tier-bench-soak (bench/soak.js).`;
 
@@ -161,7 +161,8 @@ function parseOptions(argv) {
     // Servers on V8 cost 10-15% more CPU per request after
     // some seconds of load than in their first (V8 and heap settling).
     prewarm: quick ? 0 : PREWARM_S,
-    serversPerTier: SERVERS_PER_TIER,
+    // Two short rounds check that every part runs; a second server per tier buys them nothing.
+    serversPerTier: quick ? 1 : SERVERS_PER_TIER,
     oneConnection: quick ? { warmup: 0, duration: 0.5 } : ONE_CONNECTION,
     config,
     paths: requests.paths,
