@@ -3,10 +3,12 @@
 # it: both built here (the addon as a plain cargo cdylib, the raw-ABI Wasm
 # module through wasm-opt as scripts/build-wasm.sh does), then
 # bench/core-curve.js times all four in one process, rounds interleaved (it
-# first checks that they give the same bytes). Each build uses its own
+# first checks that they give the same bytes; with --different-bytes after
+# the commit, for a change that draws another image, it shows each build's
+# PNG bytes instead). Each build uses its own
 # commit's settings (.cargo/config.toml): the other commit is checked out
 # outside this tree so that this tree's config does not apply to it.
-# Usage: bench/core-versus.sh COMMIT   (after `make build`)
+# Usage: bench/core-versus.sh COMMIT [--different-bytes]   (after `make build`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${1:?usage: bench/core-versus.sh COMMIT}
@@ -32,4 +34,4 @@ build "$tree" before
 build "$PWD" after
 echo "before: $(git rev-parse --short "$base"); after: this tree, $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- qr_lib qr_napi qr_wasm_raw || echo ' + changes')"
 node bench/core-curve.js --addon "napi-before=$OUT/before.node" --addon "napi-after=$OUT/after.node" \
-  --wasm-raw "wasm-raw-before=$OUT/before.wasm" --wasm-raw "wasm-raw-after=$OUT/after.wasm"
+  --wasm-raw "wasm-raw-before=$OUT/before.wasm" --wasm-raw "wasm-raw-after=$OUT/after.wasm" "${@:2}"

@@ -9,11 +9,28 @@ use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::{ImageEncoder, Luma};
 use qrcode::{EcLevel, QrCode};
 
-/// The baseline symbol as 8-bit grayscale pixels: (size, pixels).
-pub fn render(text: &str) -> (u32, Vec<u8>) {
+fn symbol(text: &str) -> QrCode {
     let bits = qr_lib::encode_bits(text.as_bytes()).expect("valid text");
-    let code = QrCode::with_bits(bits, EcLevel::L).expect("encodable");
-    let image = code.render::<Luma<u8>>().min_dimensions(200, 200).build();
+    QrCode::with_bits(bits, EcLevel::L).expect("encodable")
+}
+
+/// The baseline symbol as 8-bit grayscale pixels: (size, pixels), at the
+/// smallest module size that reaches 200 px, as the article drew it.
+pub fn render(text: &str) -> (u32, Vec<u8>) {
+    let image = symbol(text)
+        .render::<Luma<u8>>()
+        .min_dimensions(200, 200)
+        .build();
+    (image.width(), image.into_raw())
+}
+
+/// The same symbol with `module_size(width)` pixels per module, where
+/// `width` is the symbol's in modules, without the quiet zone.
+#[allow(dead_code)] // `tests/same_symbol.rs` draws at the core's size; the bench does not.
+pub fn render_at(text: &str, module_size: impl FnOnce(u32) -> u32) -> (u32, Vec<u8>) {
+    let code = symbol(text);
+    let m = module_size(code.width() as u32);
+    let image = code.render::<Luma<u8>>().module_dimensions(m, m).build();
     (image.width(), image.into_raw())
 }
 

@@ -5,11 +5,27 @@ use std::sync::OnceLock;
 use crate::limits::{MIN_IMAGE_SIZE, QUIET_ZONE_MODULES};
 use crate::symbol::Symbol;
 
-/// Pixels per module: the smallest integer that reaches [`MIN_IMAGE_SIZE`].
+/// The most values a pixel byte may take: the even scales from 4 up (4 at
+/// scale 4, where a byte is two whole modules; 8 at 6; 2 at 8). The odd ones
+/// make 16 to 28, whose literals cost the encoder more bits and whose
+/// matches only a hash chain finds.
+pub const SMALL_ALPHABET: usize = 8;
+
+/// Pixels per module: the smallest that reaches [`MIN_IMAGE_SIZE`] with a
+/// pixel byte of at most [`SMALL_ALPHABET`] values. Versions 1 and 2 are
+/// drawn at 8, not 7; 4 to 6 at 6, not 5; 11 and up at 4, not 3: larger
+/// images, smaller PNGs, and about a third less work to deflate a long
+/// text's (`qr_lib/benches/README.md`).
 pub fn module_size(symbol_width: usize) -> u32 {
     let modules = symbol_width as u32 + 2 * QUIET_ZONE_MODULES;
-    MIN_IMAGE_SIZE.div_ceil(modules)
+    let smallest = MIN_IMAGE_SIZE.div_ceil(modules) as usize;
+    (smallest..MAX_SCALE)
+        .find(|&scale| spread(scale).byte_values <= SMALL_ALPHABET)
+        .unwrap_or(MAX_SCALE) as u32
 }
+
+/// Eight modules of `scale` pixels are one `u64` of pixel bits (`Spread`).
+const MAX_SCALE: usize = 8;
 
 /// A square 1-bit image made of `scale`-pixel modules, as the new PNG
 /// scanlines only: one per module row, `stride` bytes each (filter byte 0,
@@ -97,7 +113,8 @@ struct Spread {
 
 fn spread(scale: usize) -> &'static Spread {
     // Boxed, like the Reed-Solomon divisors: unused scales cost a pointer.
-    static TABLES: [OnceLock<Box<Spread>>; 9] = [const { OnceLock::new() }; 9];
+    static TABLES: [OnceLock<Box<Spread>>; MAX_SCALE + 1] =
+        [const { OnceLock::new() }; MAX_SCALE + 1];
     TABLES[scale].get_or_init(|| {
         let light = (1u64 << scale) - 1;
         let table: [[u8; 8]; 256] = std::array::from_fn(|byte| {
@@ -126,8 +143,8 @@ mod tests {
     #[test]
     fn byte_values_per_scale() {
         // A byte of 8 pixels spans two modules at scale 4, up to three at 3.
-        let values: Vec<usize> = (2..=7).map(|s| spread(s).byte_values).collect();
-        assert_eq!(values, [16, 28, 4, 20, 8, 16]);
+        let values: Vec<usize> = (2..=8).map(|s| spread(s).byte_values).collect();
+        assert_eq!(values, [16, 28, 4, 20, 8, 16, 2]);
         for text in ["https://example.com/", &"x".repeat(300)] {
             let image = image(&encode(text.as_bytes()).unwrap());
             let mut seen = [false; 256];
@@ -140,16 +157,25 @@ mod tests {
     }
 
     #[test]
-    fn module_size_is_smallest_reaching_200px() {
-        // Version 1 is 21 modules: 29 with the quiet zone, 7 px each = 203 px.
-        assert_eq!(module_size(21), 7);
-        // Version 40 is 177 modules: 185 with the quiet zone, 2 px each.
-        assert_eq!(module_size(177), 2);
+    fn module_size_is_smallest_reaching_200px_with_a_small_alphabet() {
+        // Version 1 is 21 modules: 29 with the quiet zone; 7 px each would
+        // be 203 px, but a byte of scale-7 pixels takes 16 values: 8 px.
+        assert_eq!(module_size(21), 8);
+        // Version 15 is 77 modules: 85 with the quiet zone, 4 px (not 3).
+        assert_eq!(module_size(77), 4);
+        // Version 3 is 29: 37, and 6 px (8 values) are the smallest.
+        assert_eq!(module_size(29), 6);
         for width in (21..=177).step_by(4) {
             let modules = width as u32 + 8;
             let s = module_size(width);
             assert!(modules * s >= MIN_IMAGE_SIZE);
-            assert!(modules * (s - 1) < MIN_IMAGE_SIZE);
+            assert!(spread(s as usize).byte_values <= SMALL_ALPHABET || s as usize == MAX_SCALE);
+            for smaller in MIN_IMAGE_SIZE.div_ceil(modules)..s {
+                assert!(
+                    spread(smaller as usize).byte_values > SMALL_ALPHABET,
+                    "{width}: {smaller}"
+                );
+            }
         }
     }
 }

@@ -6,9 +6,11 @@
 //! recur too (the quiet zone). The encoder is given only the new scanlines
 //! (`raster::Image`): repeated rows become one back-reference each, found by
 //! row hashes, the zero rows are never built nor summed byte by byte (their
-//! Adler-32 is arithmetic), and only the new scanlines are parsed for matches,
-//! with a short hash chain. The result is one dynamic-Huffman block, valid
-//! deflate for any image (the property test inflates it with C zlib).
+//! Adler-32 is arithmetic), and only the new scanlines are parsed for matches:
+//! from line masks where a pixel byte takes at most 8 values (the module
+//! sizes the raster picks: 4, 6 and 8 px), with a short hash chain for any
+//! other image. The result is one dynamic-Huffman block, valid deflate for
+//! any image (the property test inflates it with C zlib).
 //!
 //! The search effort was tuned on the shared texts with the stage table of
 //! `cargo bench -p qr_lib --bench core`: matches under 4 bytes cost more

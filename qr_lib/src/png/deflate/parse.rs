@@ -14,19 +14,20 @@ use super::matching::{line_hash, match_len, no_match_starts, zero_run, RowAndCol
 use super::tables::{MIN_MATCH, WINDOW};
 use super::tokens::{push_copy, push_match, Token, TokenWriter};
 use super::UP_FILTER;
-use crate::raster::Image;
+use crate::raster::{Image, SMALL_ALPHABET};
 
 /// Hash-chain candidates tried per position: the two newest with the same
 /// hash, which a hash bucket of two links holds.
 const MAX_PROBES: usize = 2;
 const HASH_BITS: u32 = 10;
-/// Images whose pixel bytes take fewer values than this (scales 4 and 6)
-/// skip the hash chain: their literals cost 3 bits or less, and the chain's
-/// short matches cost more than the literals they replace (the test
+/// Images whose pixel bytes take fewer values than this (scales 4, 6 and 8,
+/// the only ones the raster draws: `raster::SMALL_ALPHABET`) skip the hash
+/// chain: their literals cost 3 bits or less, and the chain's short matches
+/// cost more than the literals they replace (the test
 /// `small_alphabets_skip_the_chain_and_shrink` holds the PNGs smaller
 /// without). Only the matches found without it remain: runs, the column
 /// above, repeated rows.
-pub const CHAIN_MIN_BYTE_VALUES: usize = 9;
+pub const CHAIN_MIN_BYTE_VALUES: usize = SMALL_ALPHABET + 1;
 
 /// The parser's working memory, kept per thread from call to call: the hot
 /// path allocates nothing once a thread has encoded its largest image.

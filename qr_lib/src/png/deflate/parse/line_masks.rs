@@ -1,6 +1,6 @@
 //! The parse without the chain, a line at a time from three bit masks.
 //!
-//! Without the chain (scales 4 and 6: see `CHAIN_MIN_BYTE_VALUES`), a match
+//! Without the chain (scales 4, 6, 8: see `CHAIN_MIN_BYTE_VALUES`), a match
 //! can start only where the line repeats its previous byte, holds zeros
 //! (the Up-filter row above is zeros), or equals the line above. For lines
 //! of up to 64 bytes each of those is one `u64` per line, bit `i` for byte
