@@ -55,32 +55,37 @@ pub fn image(symbol: &Symbol) -> Image {
         byte_values,
     } = spread(scale);
     let groups = row_bytes.div_ceil(scale);
-    // Eight spare bytes at the end: each group of eight modules is stored
-    // as a whole u64, whose bytes past its own `scale` are overwritten by
-    // the next group, or by the next line's filter byte.
-    let mut lines = vec![0u8; stride * modules + 8];
+    // Every byte of every line is written below (its filter byte, then
+    // groups covering all `row_bytes`), so the buffer is not zeroed first: a
+    // 3.7 KiB `memset` for a 510-512-byte text. Eight spare bytes at the
+    // end: each group of eight modules is stored as a whole u64, whose
+    // bytes past its own `scale` are overwritten by the next group, or by
+    // the next line's filter byte.
+    let len = stride * modules;
+    let mut lines: Vec<u8> = Vec::with_capacity(len + 8);
+    let base = lines.as_mut_ptr();
     for y in 0..modules {
         let row = match y.checked_sub(quiet) {
             Some(sy) if sy < symbol.width => symbol.rows[sy] << quiet,
             _ => 0,
         };
-        // Filter: none. (The last group of the line above may have spilt
-        // its padding here.)
-        lines[y * stride] = 0;
         // Eight modules are 8 * scale pixel bits: exactly `scale` bytes.
         // Bits past the last module are light (padding past the image
         // width, which decoders ignore).
-        let line = &mut lines[y * stride + 1..][..(groups - 1) * scale + 8];
-        let mut store = |i: usize, group: u64| {
+        let store = |i: usize, group: u64| {
             let bytes = spread[usize::from(group as u8)];
-            // SAFETY: `line` holds `(groups - 1) * scale + 8` bytes, so the
-            // eight from `i * scale` (i < groups) are in it; checked once
-            // by the slice above, not twice per group.
+            // SAFETY: the eight bytes from `y * stride + 1 + i * scale`
+            // (i < groups) end at most at `y * stride + 1 + (groups - 1) *
+            // scale + 8 <= (y + 1) * stride + 8 <= len + 8`, the capacity.
             unsafe {
-                let at = line.as_mut_ptr().add(i * scale);
+                let at = base.add(y * stride + 1 + i * scale);
                 at.cast::<[u8; 8]>().write_unaligned(bytes);
             }
         };
+        // Filter: none. (The last group of the line above may have spilt
+        // its padding here.)
+        // SAFETY: `y * stride < len`.
+        unsafe { base.add(y * stride).write(0) };
         // The row's halves a group at a time (a u128 shift is several).
         let (mut low, mut high) = (row as u64, (row >> 64) as u64);
         for i in 0..groups.min(8) {
@@ -92,7 +97,9 @@ pub fn image(symbol: &Symbol) -> Image {
             high >>= 8;
         }
     }
-    lines.truncate(stride * modules);
+    // SAFETY: each line's filter byte and its `groups * scale >= row_bytes`
+    // pixel bytes are written above, in line order: all `len` bytes.
+    unsafe { lines.set_len(len) };
     Image {
         size,
         scale,

@@ -4,6 +4,7 @@
 use super::bit_writer::BitWriter;
 use super::huffman::{canonical_codes, code_lengths};
 use super::matching::match_len;
+use super::nibble_quads::{is_nibble_byte, NibbleQuads};
 use super::tables::{CL_ORDER, DIST_BASE, DIST_EXTRA, END_OF_BLOCK, LENGTH_SYMBOL};
 use super::tokens::Token;
 
@@ -13,6 +14,9 @@ pub fn write_block(out: &mut Vec<u8>, tokens: &[Token], lines: &[u8]) {
     let run = |at: u32, len: u32| &lines[at as usize..][..len as usize];
     let mut lit_freq = [0u32; 286];
     let mut dist_freq = [0u32; 30];
+    // Single literals that are not nibble bytes (the Up filter's 2): the
+    // runs' literals alone decide whether `NibbleQuads` may code them.
+    let mut others = 0;
     for &t in tokens {
         match t {
             Token::Literals { at, len } => {
@@ -20,7 +24,10 @@ pub fn write_block(out: &mut Vec<u8>, tokens: &[Token], lines: &[u8]) {
                     lit_freq[x as usize] += 1;
                 }
             }
-            Token::Literal(x) => lit_freq[x as usize] += 1,
+            Token::Literal(x) => {
+                lit_freq[x as usize] += 1;
+                others += u32::from(!is_nibble_byte(x));
+            }
             Token::Match { len, dist_code, .. } => {
                 lit_freq[257 + (LENGTH_SYMBOL[len as usize] & 0xFF) as usize] += 1;
                 dist_freq[usize::from(dist_code)] += 1;
@@ -33,6 +40,7 @@ pub fn write_block(out: &mut Vec<u8>, tokens: &[Token], lines: &[u8]) {
     let dist_counts = code_lengths(&dist_freq, 15, &mut dist_lens);
     let lit_codes = canonical_codes(&lit_lens, &lit_counts);
     let dist_codes = canonical_codes(&dist_lens, &dist_counts);
+    let quads = NibbleQuads::new(&lit_freq, others, &lit_codes, &lit_lens);
 
     // Trailing zero lengths are not stored (down to the format's minimums).
     let hlit = 257.max(lit_lens.iter().rposition(|&l| l > 0).unwrap() + 1);
@@ -80,6 +88,13 @@ pub fn write_block(out: &mut Vec<u8>, tokens: &[Token], lines: &[u8]) {
         // 15 bits, a match 48; after a spill at most 7 bits remain), so that
         // short literal codes share one store.
         match t {
+            Token::Literals { at, len } if quads.is_some() => {
+                // SAFETY of the unwrap: the guard.
+                quads
+                    .as_ref()
+                    .unwrap()
+                    .write(&mut w, run(at, len), &lit_codes, &lit_lens);
+            }
             Token::Literals { at, len } => {
                 let mut threes = run(at, len).chunks_exact(3);
                 for three in &mut threes {

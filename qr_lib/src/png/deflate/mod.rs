@@ -28,6 +28,7 @@ mod bit_writer;
 mod block;
 mod huffman;
 mod matching;
+mod nibble_quads;
 mod parse;
 mod tables;
 mod tokens;
