@@ -17,7 +17,17 @@ const STAGES = ['limits', 'error', 'symbol', 'raster', 'png'];
 const SHARED = new Set(['limits', 'error']);
 // png/deflate's files in the order the encoder runs them (equal ranks are
 // independent helpers); `mod.rs` composes them and `tests.rs` tests the whole.
-const DEFLATE = { matching: 0, tables: 0, tokens: 1, parse: 2, huffman: 3, bit_writer: 3, block: 4, adler32: 5 };
+const DEFLATE = {
+  matching: 0,
+  tables: 0,
+  tokens: 1,
+  parse: 2,
+  huffman: 3,
+  bit_writer: 3,
+  nibble_quads: 4,
+  block: 5,
+  adler32: 6,
+};
 
 function rustFiles(dir) {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {

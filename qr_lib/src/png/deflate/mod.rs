@@ -20,8 +20,9 @@
 //! One concern per file, in the order the encoder runs them: `parse`
 //! (with `matching`, and `parse/line_masks` where there is no chain)
 //! writes `tokens`; `block` codes them with `huffman`'s
-//! codes and the format's `tables` through the `bit_writer`; `adler32`
-//! closes the stream.
+//! codes and the format's `tables` through the `bit_writer` (literals four
+//! at a time with `nibble_quads` where they allow it); `adler32` closes the
+//! stream.
 
 mod adler32;
 mod bit_writer;
