@@ -26,7 +26,7 @@ pub fn render(text: &str) -> (u32, Vec<u8>) {
 
 /// The same symbol with `module_size(width)` pixels per module, where
 /// `width` is the symbol's in modules, without the quiet zone.
-#[allow(dead_code)] // `tests/same_symbol.rs` draws at the core's size; the bench does not.
+#[allow(dead_code)] // `tests/same_symbol.rs` and the core fuzz target draw at the core's size.
 pub fn render_at(text: &str, module_size: impl FnOnce(u32) -> u32) -> (u32, Vec<u8>) {
     let code = symbol(text);
     let m = module_size(code.width() as u32);
