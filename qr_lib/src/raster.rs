@@ -13,9 +13,10 @@ pub const SMALL_ALPHABET: usize = 8;
 
 /// Pixels per module: the smallest that reaches [`MIN_IMAGE_SIZE`] with a
 /// pixel byte of at most [`SMALL_ALPHABET`] values. Versions 1 and 2 are
-/// drawn at 8, not 7; 4 to 6 at 6, not 5; 11 and up at 4, not 3: larger
-/// images, smaller PNGs, and about a third less work to deflate a long
-/// text's (`qr_lib/benches/README.md`).
+/// drawn at 8, not 7; 4 to 6 at 6, not 5; 11 to 18 at 4, not 3 (19 to 25,
+/// which no 512-byte text needs, at 4, not 2): larger images, PNGs no
+/// larger on the bench's text sets, and about a third less work to deflate
+/// a long text's (`qr_lib/benches/README.md`).
 pub fn module_size(symbol_width: usize) -> u32 {
     let modules = symbol_width as u32 + 2 * QUIET_ZONE_MODULES;
     let smallest = MIN_IMAGE_SIZE.div_ceil(modules) as usize;

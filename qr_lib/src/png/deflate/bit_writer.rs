@@ -26,8 +26,9 @@ impl<'a> BitWriter<'a> {
     }
 
     /// Callers spill often enough that the accumulator never overflows: at
-    /// most 7 bits stay after a spill, one token adds at most 48, and the
-    /// token loop calls `make_room` before each.
+    /// most 7 bits stay after a spill, one step of the token loop adds at
+    /// most 56 (a match 48, eight nibble literals 56), and the loop calls
+    /// `make_room` before each.
     #[inline(always)]
     pub fn bits(&mut self, value: u32, count: u8) {
         debug_assert!(self.count + u32::from(count) <= 64);

@@ -85,8 +85,8 @@ pub fn write_block(out: &mut Vec<u8>, tokens: &[Token], lines: &[u8]) {
     }
     for &t in tokens {
         // Spill only when the next codes might not fit (a literal is at most
-        // 15 bits, a match 48; after a spill at most 7 bits remain), so that
-        // short literal codes share one store.
+        // 15 bits, a match 48, eight nibble literals 56; after a spill at
+        // most 7 bits remain), so that short literal codes share one store.
         match t {
             Token::Literals { at, len } if quads.is_some() => {
                 // SAFETY of the unwrap: the guard.
