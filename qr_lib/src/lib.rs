@@ -10,6 +10,8 @@
 //! `png` (with its `deflate`) writes the file. A stage reads the types of
 //! the stages before it and the shared `limits`, never a later stage.
 
+use std::cell::Cell;
+
 mod error;
 mod limits;
 mod png;
@@ -53,8 +55,23 @@ pub fn generate_qr_code(text: &str) -> Result<Vec<u8>, QrError> {
     }
     validate_text(text)?;
     let symbol = symbol::encode(text.as_bytes())?;
-    let image = raster::image(&symbol);
-    Ok(png::encode_gray1(&image))
+    BUFFERS.with(|buffers| {
+        let (image, mut out) = buffers.take();
+        let image = raster::redraw(&symbol, image);
+        png::encode_gray1_in(&image, &mut out);
+        let png = out.to_vec();
+        buffers.set((image, out));
+        Ok(png)
+    })
+}
+
+thread_local! {
+    /// The image and the PNG being written, kept from call to call: the two
+    /// largest buffers of a call (over a kilobyte, past the allocator's fast
+    /// path) are allocated once per thread, and the PNG returned is one
+    /// allocation of its own size. (Were a call re-entered, the inner one
+    /// would find them taken and allocate its own.)
+    static BUFFERS: Cell<(raster::Image, Vec<u8>)> = Cell::default();
 }
 
 /// Like [`generate_qr_code`] for callers that hold raw bytes (stdin, a Wasm

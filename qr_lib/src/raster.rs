@@ -33,11 +33,16 @@ const MAX_SCALE: usize = 8;
 /// then the pixels packed 8 to a byte, first pixel in the top bit, 1 =
 /// light). Each stands for `scale` identical image rows; the `scale - 1`
 /// repeats (Up filter, all zeros) are left to the encoder.
+#[derive(Default)]
 pub struct Image {
     pub size: usize,
     pub scale: usize,
     pub stride: usize,
     pub lines: Vec<u8>,
+    /// Each line's key: equal lines have equal keys and only they (here the
+    /// module row a line is drawn from), so the encoder finds repeated rows
+    /// without reading or hashing their bytes.
+    pub keys: Vec<u128>,
     /// How many distinct values a pixel byte can take at this scale (4 at
     /// scale 4, where a byte is two modules): the encoder's literal alphabet.
     pub byte_values: usize,
@@ -45,6 +50,17 @@ pub struct Image {
 
 /// The raster stage.
 pub fn image(symbol: &Symbol) -> Image {
+    redraw(symbol, Image::default())
+}
+
+/// The raster stage in the memory of an earlier image, whose contents it
+/// replaces: a caller that draws many images reuses its buffers.
+pub fn redraw(symbol: &Symbol, image: Image) -> Image {
+    let Image {
+        mut lines,
+        mut keys,
+        ..
+    } = image;
     let scale = module_size(symbol.width) as usize;
     let quiet = QUIET_ZONE_MODULES as usize;
     let modules = symbol.width + 2 * quiet;
@@ -63,13 +79,16 @@ pub fn image(symbol: &Symbol) -> Image {
     // bytes past its own `scale` are overwritten by the next group, or by
     // the next line's filter byte.
     let len = stride * modules;
-    let mut lines: Vec<u8> = Vec::with_capacity(len + 8);
+    lines.clear();
+    lines.reserve(len + 8);
+    // A line is its row's bits spread out: equal lines, equal rows.
+    keys.clear();
+    keys.extend((0..modules).map(|y| match y.checked_sub(quiet) {
+        Some(sy) if sy < symbol.width => symbol.rows[sy] << quiet,
+        _ => 0,
+    }));
     let base = lines.as_mut_ptr();
-    for y in 0..modules {
-        let row = match y.checked_sub(quiet) {
-            Some(sy) if sy < symbol.width => symbol.rows[sy] << quiet,
-            _ => 0,
-        };
+    for (y, &row) in keys.iter().enumerate() {
         // Eight modules are 8 * scale pixel bits: exactly `scale` bytes.
         // Bits past the last module are light (padding past the image
         // width, which decoders ignore).
@@ -106,7 +125,33 @@ pub fn image(symbol: &Symbol) -> Image {
         scale,
         stride,
         lines,
+        keys,
         byte_values: *byte_values,
+    }
+}
+
+#[cfg(test)]
+impl Image {
+    /// An image of any `lines`, keyed by the first line equal to each.
+    pub fn of_lines(
+        size: usize,
+        scale: usize,
+        stride: usize,
+        lines: Vec<u8>,
+        byte_values: usize,
+    ) -> Self {
+        let rows: Vec<&[u8]> = lines.chunks_exact(stride).collect();
+        let keys = (0..rows.len())
+            .map(|k| rows.iter().position(|&row| row == rows[k]).unwrap() as u128)
+            .collect();
+        Self {
+            size,
+            scale,
+            stride,
+            lines,
+            keys,
+            byte_values,
+        }
     }
 }
 
@@ -147,6 +192,34 @@ fn spread(scale: usize) -> &'static Spread {
 mod tests {
     use super::*;
     use crate::symbol::encode;
+
+    #[test]
+    fn equal_keys_exactly_where_lines_are_equal() {
+        let mut rng = crate::xorshift(0x6E75);
+        for case in 0..300 {
+            let len = 1 + rng() as usize % 512;
+            let text: String = (0..len)
+                .map(|_| (b'!' + (rng() % 90) as u8) as char)
+                .collect();
+            // Drawn afresh and over an earlier image of another size.
+            let fresh = image(&encode(text.as_bytes()).unwrap());
+            let earlier = image(&encode(&text.as_bytes()[..len / 2 + 1]).unwrap());
+            let image = redraw(&encode(text.as_bytes()).unwrap(), earlier);
+            assert_eq!(image.lines, fresh.lines, "case {case}");
+            assert_eq!(image.keys, fresh.keys, "case {case}");
+            let lines: Vec<&[u8]> = image.lines.chunks_exact(image.stride).collect();
+            assert_eq!(image.keys.len(), lines.len(), "case {case}");
+            for j in 0..lines.len() {
+                for k in 0..j {
+                    assert_eq!(
+                        image.keys[j] == image.keys[k],
+                        lines[j] == lines[k],
+                        "case {case}: lines {k} and {j}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn byte_values_per_scale() {

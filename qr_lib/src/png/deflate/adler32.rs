@@ -421,13 +421,7 @@ mod tests {
                     _ => rng() as u8,
                 })
                 .collect();
-            let image = Image {
-                size: 8 * stride,
-                scale,
-                stride,
-                lines,
-                byte_values: 256,
-            };
+            let image = Image::of_lines(8 * stride, scale, stride, lines, 256);
             assert_eq!(adler32(&image), byte_by_byte(&image), "case {case}");
             assert_eq!(
                 totals(&image.lines, stride),
@@ -443,13 +437,7 @@ mod tests {
         // the most lines of the narrowest and the widest stride the lanes take.
         for (stride, rows) in [(60_000, 300), (10, (1 << 14) / 10), (48, (1 << 14) / 48)] {
             let lines = vec![0xFF; stride * rows];
-            let image = Image {
-                size: 8 * stride,
-                scale: 3,
-                stride,
-                lines,
-                byte_values: 1,
-            };
+            let image = Image::of_lines(8 * stride, 3, stride, lines, 1);
             assert_eq!(adler32(&image), byte_by_byte(&image), "stride {stride}");
         }
     }

@@ -1,5 +1,7 @@
 //! Huffman code lengths (limited in depth) and their canonical codes.
 
+use std::mem::MaybeUninit;
+
 /// Huffman code lengths for `freq` into `lens`, none longer than `max_len`
 /// (at most 15); returns how many codes each length has, as
 /// `canonical_codes` takes them. Symbols with frequency 0 get length 0; a
@@ -75,10 +77,11 @@ macro_rules! lengths_by_keys {
             lens.fill(0);
             // Written for every symbol of a used eight, kept for the used
             // symbols: no branch per symbol.
-            let mut keys = [0 as $key; N];
+            // Not cleared: only the first `n` are read, each written first.
+            let mut keys = [const { MaybeUninit::<$key>::uninit() }; N];
             let mut n = 0;
             let mut key = |symbol: usize, f: u32| {
-                keys[n] = <$key>::from(f) << $shift | symbol as $key;
+                keys[n].write(<$key>::from(f) << $shift | symbol as $key);
                 n += usize::from(f > 0);
             };
             while used != 0 {
@@ -92,7 +95,8 @@ macro_rules! lengths_by_keys {
             for (i, &f) in freq[tail..].iter().enumerate() {
                 key(tail + i, f);
             }
-            let keys = &mut keys[..n];
+            // SAFETY: `key` wrote the first `n`.
+            let keys = unsafe { written(&mut keys[..n]) };
             let symbol = |key: $key| (key & ((1 << $shift) - 1)) as usize;
             match n {
                 0 => return 0,
@@ -104,11 +108,13 @@ macro_rules! lengths_by_keys {
                 _ => {}
             }
             keys.sort_unstable();
-            let mut depths = [0u32; N];
+            let mut depths = [const { MaybeUninit::<u32>::uninit() }; N];
             for (d, &key) in depths.iter_mut().zip(keys.iter()) {
-                *d = (key >> $shift) as u32;
+                d.write((key >> $shift) as u32);
             }
-            minimum_redundancy(&mut depths[..n]);
+            // SAFETY: the loop wrote the first `n`, one per key.
+            let depths = unsafe { written(&mut depths[..n]) };
+            minimum_redundancy(depths);
             for (&key, &depth) in keys.iter().zip(depths.iter()) {
                 lens[symbol(key)] = depth as u8;
                 counts[depth.min(15) as usize] += 1;
@@ -121,6 +127,18 @@ macro_rules! lengths_by_keys {
 
 lengths_by_keys!(lengths_by_u32_keys, u32, 9);
 lengths_by_keys!(lengths_by_u64_keys, u64, 16);
+
+/// `slice`, every element of which the caller has written (as
+/// `assume_init_mut` does, stable only since Rust 1.93).
+///
+/// # Safety
+/// Every element of `slice` is initialised.
+#[inline(always)]
+unsafe fn written<T>(slice: &mut [MaybeUninit<T>]) -> &mut [T] {
+    // SAFETY: `MaybeUninit<T>` has `T`'s layout; the caller vouches for
+    // the contents.
+    unsafe { &mut *(slice as *mut [MaybeUninit<T>] as *mut [T]) }
+}
 
 /// Moffat and Katajainen's in-place Huffman code lengths: `a` holds
 /// ascending weights (at least two) and gets each one's code length, in

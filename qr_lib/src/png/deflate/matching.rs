@@ -1,28 +1,10 @@
 //! The parse's byte-level helpers: matches and zero runs compared a word
 //! at a time, positions that cannot start a match found sixteen at a time,
-//! row hashes, and position to (row, column) without a division.
+//! and position to (row, column) without a division.
 
 /// Shorter matches cost more bits than their literals in these images
 /// (whose literals come from a small alphabet, so their codes are short).
 pub const MIN_USEFUL: usize = 4;
-
-/// A hash of a scanline, eight bytes at a time, to find repeated ones quickly.
-pub fn line_hash(line: &[u8]) -> u64 {
-    let mut words = line.chunks_exact(8);
-    let mut h = line.len() as u64;
-    for word in &mut words {
-        let word = u64::from_le_bytes(word.try_into().unwrap());
-        h = (h.rotate_left(23) ^ word).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-    // The last eight bytes in one load (some hashed twice: equal lines
-    // still hash equal), byte by byte only for lines under eight.
-    let tail = match (words.remainder().len(), line.len()) {
-        (0, _) => 0,
-        (_, len @ 8..) => u64::from_le_bytes(line[len - 8..].try_into().unwrap()),
-        _ => (words.remainder().iter()).fold(0, |t, &b| t << 8 | u64::from(b)),
-    };
-    (h.rotate_left(23) ^ tail).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-}
 
 /// Position to (row, column) for one stride, as a multiply by the
 /// reciprocal rather than a division.

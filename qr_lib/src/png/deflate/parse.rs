@@ -10,7 +10,7 @@
 
 mod line_masks;
 
-use super::matching::{line_hash, match_len, no_match_starts, zero_run, RowAndColumn, MIN_USEFUL};
+use super::matching::{match_len, no_match_starts, zero_run, RowAndColumn, MIN_USEFUL};
 use super::tables::{MIN_MATCH, WINDOW};
 use super::tokens::{push_copy, push_match, Token, TokenWriter};
 use super::UP_FILTER;
@@ -32,8 +32,7 @@ pub const CHAIN_MIN_BYTE_VALUES: usize = SMALL_ALPHABET + 1;
 /// The parser's working memory, kept per thread from call to call: the hot
 /// path allocates nothing once a thread has encoded its largest image.
 pub struct Scratch {
-    hashes: Vec<u64>,
-    /// For each scanline, 1 + the nearest earlier one whose hash falls in
+    /// For each scanline, 1 + the nearest earlier one whose key falls in
     /// the same bucket (0: none): the only rows `repeated_rows` compares.
     earlier: Vec<u32>,
     pub tokens: Vec<Token>,
@@ -48,7 +47,6 @@ pub struct Scratch {
 impl Default for Scratch {
     fn default() -> Self {
         Self {
-            hashes: Vec::new(),
             earlier: Vec::new(),
             tokens: Vec::new(),
             above: Vec::new(),
@@ -78,16 +76,14 @@ pub fn parse_lz77<const CHAIN: bool, const SKIP: bool>(image: &Image, scratch: &
     Parser::<CHAIN, SKIP>::new(image, scratch).run();
 }
 
-/// Each line's hash, and the line's nearest earlier one in the same one
-/// of 256 buckets, as `Scratch::earlier` holds it.
-fn hash_lines(image: &Image, hashes: &mut Vec<u64>, earlier: &mut Vec<u32>) {
-    hashes.clear();
-    hashes.extend(image.lines.chunks_exact(image.stride).map(line_hash));
+/// Each line's nearest earlier one whose key falls in the same one of 64
+/// buckets, as `Scratch::earlier` holds it.
+fn link_lines(keys: &[u128], earlier: &mut Vec<u32>) {
     earlier.clear();
-    let mut newest = [0u32; 256];
-    earlier.extend(hashes.iter().enumerate().map(|(k, &h)| {
-        let bucket = &mut newest[(h >> 56) as usize];
-        std::mem::replace(bucket, k as u32 + 1)
+    let mut newest = [0u32; 64];
+    earlier.extend(keys.iter().enumerate().map(|(k, &key)| {
+        let folded = (key as u64 ^ (key >> 64) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        std::mem::replace(&mut newest[(folded >> 58) as usize], k as u32 + 1)
     }));
 }
 
@@ -124,8 +120,8 @@ struct Parser<'a, const CHAIN: bool, const SKIP: bool> {
     block: usize,
     /// The Up-filter rows of a block, in stream bytes.
     up_len: usize,
-    /// `line_hash` of each new scanline.
-    hashes: &'a [u64],
+    /// `Image::keys`: equal keys, equal lines.
+    keys: &'a [u128],
     earlier: &'a [u32],
     /// Each hash's chain, cut to its `MAX_PROBES` (2) newest links: the low
     /// 16 bits of a bucket are the newest, the high 16 the one before (a
@@ -140,14 +136,18 @@ struct Parser<'a, const CHAIN: bool, const SKIP: bool> {
 impl<'a, const CHAIN: bool, const SKIP: bool> Parser<'a, CHAIN, SKIP> {
     fn new(image: &'a Image, scratch: &'a mut Scratch) -> Self {
         let Scratch {
-            hashes,
             earlier,
             tokens,
             above,
             buckets,
         } = scratch;
         let lines = &image.lines[..];
-        hash_lines(image, hashes, earlier);
+        assert_eq!(
+            image.keys.len(),
+            lines.len() / image.stride,
+            "a key per line"
+        );
+        link_lines(&image.keys, earlier);
         tokens.clear();
         let buckets = &mut **buckets;
         if CHAIN {
@@ -164,7 +164,7 @@ impl<'a, const CHAIN: bool, const SKIP: bool> Parser<'a, CHAIN, SKIP> {
             rows: lines.len() / image.stride,
             block: image.stride * image.scale,
             up_len: image.stride * (image.scale - 1),
-            hashes,
+            keys: &image.keys,
             earlier,
             buckets,
             above,
@@ -333,8 +333,14 @@ impl<const CHAIN: bool, const SKIP: bool> Parser<'_, CHAIN, SKIP> {
     #[inline(always)]
     fn same(&self, j: usize, k: usize) -> bool {
         let (lines, stride) = (self.lines, self.stride);
-        self.hashes[j] == self.hashes[k]
-            && lines[j * stride..][..stride] == lines[k * stride..][..stride]
+        let same = self.keys[j] == self.keys[k];
+        // The keys' promise, checked where the property tests run.
+        debug_assert_eq!(
+            same,
+            lines[j * stride..][..stride] == lines[k * stride..][..stride],
+            "rows {j} and {k}: keys that do not say whether the lines are equal"
+        );
+        same
     }
 
     /// The MIN_USEFUL (4) bytes at `q`, all in one scanline.
@@ -464,13 +470,7 @@ mod tests {
             let lines: Vec<u8> = (0..rows)
                 .flat_map(|_| palette[rng() as usize % palette.len()].clone())
                 .collect();
-            let image = Image {
-                size: 8 * (stride - 1),
-                scale,
-                stride,
-                lines,
-                byte_values: 4,
-            };
+            let image = Image::of_lines(8 * (stride - 1), scale, stride, lines, 4);
             let mut scratch = Scratch::default();
             let parser = Parser::<false, true>::new(&image, &mut scratch);
             let line = |k: usize| &image.lines[k * stride..][..stride];

@@ -34,13 +34,8 @@ fn image(stride: usize, scale: usize, lines: Vec<u8>) -> Image {
     for (i, &b) in lines.iter().enumerate() {
         seen[b as usize] |= i % stride != 0;
     }
-    Image {
-        size: 8 * (stride - 1),
-        scale,
-        stride,
-        byte_values: seen.iter().filter(|&&s| s).count(),
-        lines,
-    }
+    let byte_values = seen.iter().filter(|&&s| s).count();
+    Image::of_lines(8 * (stride - 1), scale, stride, lines, byte_values)
 }
 
 #[test]
