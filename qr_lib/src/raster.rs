@@ -83,10 +83,10 @@ pub fn redraw(symbol: &Symbol, image: Image) -> Image {
     lines.reserve(len + 8);
     // A line is its row's bits spread out: equal lines, equal rows.
     keys.clear();
-    keys.extend((0..modules).map(|y| match y.checked_sub(quiet) {
-        Some(sy) if sy < symbol.width => symbol.rows[sy] << quiet,
-        _ => 0,
-    }));
+    keys.reserve(modules);
+    keys.extend(std::iter::repeat_n(0, quiet));
+    keys.extend(symbol.rows[..symbol.width].iter().map(|row| row << quiet));
+    keys.extend(std::iter::repeat_n(0, quiet));
     let base = lines.as_mut_ptr();
     for (y, &row) in keys.iter().enumerate() {
         // Eight modules are 8 * scale pixel bits: exactly `scale` bytes.

@@ -31,8 +31,9 @@ fn rank(mode: Mode) -> usize {
 }
 
 /// `segments` merged for the versions of `range` (0: 1-9, 1: 10-26, 2:
-/// 27-40), and their encoded length in bits.
-pub fn merge(segments: &[Segment], range: usize) -> (Vec<Segment>, usize) {
+/// 27-40) into `merged` (cleared first); returns their encoded length in
+/// bits.
+pub fn merge(segments: &[Segment], range: usize, merged: &mut Vec<Segment>) -> usize {
     let head = &HEAD_BITS[range];
     let cost = |rank: usize, len: usize| {
         head[rank]
@@ -42,9 +43,9 @@ pub fn merge(segments: &[Segment], range: usize) -> (Vec<Segment>, usize) {
                 _ => len * 8,
             }
     };
-    let mut merged = Vec::with_capacity(segments.len());
+    merged.clear();
     let Some((first, rest)) = segments.split_first() else {
-        return (merged, 0);
+        return 0;
     };
     let (mut total, mut begin, mut end) = (0, first.begin, first.end);
     let mut last_rank = rank(first.mode);
@@ -66,7 +67,7 @@ pub fn merge(segments: &[Segment], range: usize) -> (Vec<Segment>, usize) {
     }
     let mode = MODES[last_rank];
     merged.push(Segment { mode, begin, end });
-    (merged, total + last_cost)
+    total + last_cost
 }
 
 #[cfg(test)]
@@ -97,11 +98,20 @@ mod tests {
             }
             // Ours from our parse (adjacent Byte runs joined), the crate's
             // from its own parse: joining them first changes nothing.
-            let (ours, theirs) = (parse(&text), crate_segments(&text));
+            let (mut ours, theirs) = (Vec::new(), crate_segments(&text));
+            parse(&text, &mut ours);
+            // Into a buffer an earlier merge left full.
+            let stale = Segment {
+                mode: Mode::Numeric,
+                begin: 0,
+                end: 1,
+            };
+            let mut merged = vec![stale; 3];
             for (range, (_, last)) in VERSION_RANGES.into_iter().enumerate() {
                 let version = Version::Normal(last);
+                let bits = merge(&ours, range, &mut merged);
                 assert_eq!(
-                    merge(&ours, range),
+                    (merged.clone(), bits),
                     crate_merge(&theirs, version),
                     "{text:02x?}"
                 );

@@ -6,6 +6,7 @@
 //! per-module closures: each version's fixed parts are computed once and
 //! cached, and the mask is chosen on packed rows (see `mask`).
 
+use std::cell::Cell;
 use std::sync::OnceLock;
 
 use qrcode::bits::Bits;
@@ -61,16 +62,27 @@ pub struct DataCodewords {
 
 /// The segmentation and data-encoding stage.
 pub fn segment(data: &[u8]) -> Result<DataCodewords, QrError> {
-    let parsed = segments::parse(data);
-    let (segments, version, capacity_bits) =
-        optimal_segments(|range| merge::merge(&parsed, range))?;
-    match version {
-        Version::Normal(number) if number <= MAX_VERSION => Ok(DataCodewords {
-            version: number,
-            words: data_bits::data_codewords(data, &segments, version, capacity_bits)?,
-        }),
-        _ => Err(QrError::EncodingFailed),
-    }
+    SEGMENTS.with(|buffers| {
+        let (mut parsed, mut merged) = buffers.take();
+        segments::parse(data, &mut parsed);
+        let fits = optimal_segments(|range| merge::merge(&parsed, range, &mut merged));
+        let words = fits.and_then(|(version, capacity_bits)| match version {
+            Version::Normal(number) if number <= MAX_VERSION => Ok(DataCodewords {
+                version: number,
+                words: data_bits::data_codewords(data, &merged, version, capacity_bits)?,
+            }),
+            _ => Err(QrError::EncodingFailed),
+        });
+        buffers.set((parsed, merged));
+        words
+    })
+}
+
+thread_local! {
+    /// The parsed and the merged segments, kept from call to call, as the
+    /// other per-call buffers are (see `generate_qr_code`). (Were a call
+    /// re-entered, the inner one would find them taken and allocate its own.)
+    static SEGMENTS: Cell<(Vec<Segment>, Vec<Segment>)> = Cell::default();
 }
 
 /// Data and error-correction codewords, interleaved in placement order.
@@ -241,24 +253,25 @@ impl Iterator for DataPath {
 /// and 27-40.
 pub(super) const VERSION_RANGES: [(i16, i16); 3] = [(1, 9), (10, 26), (27, 40)];
 
-/// The segments `merge` gives for the version range that first holds
-/// them, as `encode_auto` tries them, with the smallest version of that
-/// range that does and its data capacity in bits. `merge` takes the
-/// range's index in `VERSION_RANGES` and returns the merged segments and
-/// their length in bits.
+/// The version range whose merged segments first fit it, as `encode_auto`
+/// tries them: the smallest version of that range that holds them and its
+/// data capacity in bits. `merge` takes the range's index in
+/// `VERSION_RANGES`, merges the segments for it (where the caller keeps
+/// them: the last merge is the one that fits) and returns their length in
+/// bits.
 pub(super) fn optimal_segments(
-    merge: impl Fn(usize) -> (Vec<Segment>, usize),
-) -> Result<(Vec<Segment>, Version, usize), QrError> {
+    mut merge: impl FnMut(usize) -> usize,
+) -> Result<(Version, usize), QrError> {
     // Character-count field widths change at versions 10 and 27, so the
     // segmentation is optimised once per range, as `encode_auto` does.
     for (range, (first, last)) in VERSION_RANGES.into_iter().enumerate() {
-        let (optimized, bit_len) = merge(range);
+        let bit_len = merge(range);
         let fits = (first..=last).map(Version::Normal).find_map(|v| {
             let capacity = Bits::new(v).max_len(EC_LEVEL).ok()?;
             (capacity >= bit_len).then_some((v, capacity))
         });
-        if let Some((version, capacity)) = fits {
-            return Ok((optimized, version, capacity));
+        if let Some(fit) = fits {
+            return Ok(fit);
         }
     }
     Err(QrError::EncodingFailed)

@@ -16,10 +16,14 @@ use crate::QrError;
 /// Mapping those segments to Byte mode keeps every UTF-8 text exact.
 pub fn encode_bits(data: &[u8]) -> Result<Bits, QrError> {
     let segments = crate_segments(data);
-    let (segments, version, _) =
-        optimal_segments(|range| crate_merge(&segments, Version::Normal(VERSION_RANGES[range].1)))?;
+    let mut merged = Vec::new();
+    let (version, _) = optimal_segments(|range| {
+        let bits;
+        (merged, bits) = crate_merge(&segments, Version::Normal(VERSION_RANGES[range].1));
+        bits
+    })?;
     let mut bits = Bits::new(version);
-    bits.push_segments(data, segments.into_iter())
+    bits.push_segments(data, merged.into_iter())
         .and_then(|()| bits.push_terminator(EC_LEVEL))
         .map_err(|_| QrError::EncodingFailed)?;
     Ok(bits)

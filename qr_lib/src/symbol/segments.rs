@@ -111,11 +111,9 @@ const TRANSITION: [[(u8, Action); CLASSES]; 7] = {
 };
 
 /// The crate's `Parser::new(data)` segments, Kanji reported as Byte and
-/// adjacent Byte runs joined.
-pub fn parse(data: &[u8]) -> Vec<Segment> {
-    // Room for the usual handful of mode changes, so that the list is
-    // not grown a few times over on the way.
-    let mut segments: Vec<Segment> = Vec::with_capacity(16);
+/// adjacent Byte runs joined, into `segments` (cleared first).
+pub fn parse(data: &[u8], segments: &mut Vec<Segment>) {
+    segments.clear();
     // Byte runs next to each other are one: `merge` would join them anyway
     // (a Byte run joins the segment before it on a condition its length
     // does not enter, and always joins a Byte segment), and a UTF-8 text
@@ -149,7 +147,7 @@ pub fn parse(data: &[u8]) -> Vec<Segment> {
             }
         }
         if i == data.len() {
-            return segments;
+            return;
         }
         i += 1;
     }
@@ -167,6 +165,21 @@ fn byte_run(data: &[u8]) -> usize {
 mod tests {
     use super::*;
     use crate::symbol::reference::crate_segments as crates;
+
+    /// `parse`'s segments of `data`.
+    fn parsed(data: &[u8]) -> Vec<Segment> {
+        // Into a buffer an earlier parse left full.
+        let mut segments = vec![
+            Segment {
+                mode: Mode::Numeric,
+                begin: 0,
+                end: 1
+            };
+            3
+        ];
+        parse(data, &mut segments);
+        segments
+    }
 
     /// `segments` with each run of adjacent Byte segments as one.
     fn joined(segments: Vec<Segment>) -> Vec<Segment> {
@@ -193,7 +206,7 @@ mod tests {
                     _ => picks[rng() as usize % picks.len()],
                 })
                 .collect();
-            assert_eq!(parse(&data), joined(crates(&data)), "{data:02x?}");
+            assert_eq!(parsed(&data), joined(crates(&data)), "{data:02x?}");
         }
         for text in [
             "",
@@ -204,7 +217,7 @@ mod tests {
             "\u{3042}\u{3001}A\u{ff71}",
         ] {
             let expected = joined(crates(text.as_bytes()));
-            assert_eq!(parse(text.as_bytes()), expected, "{text}");
+            assert_eq!(parsed(text.as_bytes()), expected, "{text}");
         }
     }
 }

@@ -38,8 +38,9 @@ pub fn write_block(out: &mut Vec<u8>, tokens: &[Token], lines: &[u8]) {
     let (mut lit_lens, mut dist_lens) = ([0; 286], [0; 30]);
     let lit_counts = code_lengths(&lit_freq, 15, &mut lit_lens);
     let dist_counts = code_lengths(&dist_freq, 15, &mut dist_lens);
-    let lit_codes = canonical_codes(&lit_lens, &lit_counts);
-    let dist_codes = canonical_codes(&dist_lens, &dist_counts);
+    let (mut lit_codes, mut dist_codes) = ([0; 286], [0; 30]);
+    canonical_codes(&lit_lens, &lit_counts, &mut lit_codes);
+    canonical_codes(&dist_lens, &dist_counts, &mut dist_codes);
     let quads = NibbleQuads::new(&lit_freq, others, &lit_codes, &lit_lens);
 
     // Trailing zero lengths are not stored (down to the format's minimums).
@@ -57,7 +58,8 @@ pub fn write_block(out: &mut Vec<u8>, tokens: &[Token], lines: &[u8]) {
     }
     let mut cl_lens = [0; 19];
     let cl_counts = code_lengths(&cl_freq, 7, &mut cl_lens);
-    let cl_codes = canonical_codes(&cl_lens, &cl_counts);
+    let mut cl_codes = [0; 19];
+    canonical_codes(&cl_lens, &cl_counts, &mut cl_codes);
     let hclen = 4.max(CL_ORDER.iter().rposition(|&s| cl_lens[s] > 0).unwrap() + 1);
     let mut w = BitWriter::new(out);
     w.bits(1, 1); // final block

@@ -193,21 +193,22 @@ pub fn minimum_redundancy(a: &mut [u32]) {
     }
 }
 
-/// Canonical codes for `lens`, bit-reversed for deflate's LSB-first order;
+/// Canonical codes for `lens` into `codes` (where a symbol has none, its
+/// entry is left as it was), bit-reversed for deflate's LSB-first order;
 /// `counts` says how many codes each length has (`code_lengths` gives it).
-pub fn canonical_codes<const N: usize>(lens: &[u8; N], counts: &[u32; 16]) -> [u32; N] {
+/// (Written in place: returned, the literal alphabet's 1,144 bytes were
+/// copied.)
+pub fn canonical_codes<const N: usize>(lens: &[u8; N], counts: &[u32; 16], codes: &mut [u32; N]) {
     let mut next = [0u32; 16];
     let mut code = 0;
     for bits in 1..16 {
         code = (code + counts[bits - 1]) << 1;
         next[bits] = code;
     }
-    let mut codes = [0u32; N];
     for_each_coded(lens, |s, l| {
         codes[s] = reverse15(next[l as usize]) >> (15 - l);
         next[l as usize] += 1;
     });
-    codes
 }
 
 /// The low 15 bits of `code` (a deflate code is at most 15 bits long)
