@@ -148,9 +148,14 @@ pub fn interleaved_codewords(data: &[u8], number: usize) -> Vec<u8> {
         data.len(),
         short_blocks * short_len + long_blocks * (short_len + 1)
     );
+    let mut ec = [0u8; MAX_EC];
+    if blocks == 1 {
+        // Versions 1 to 5: nothing to interleave.
+        ec_codewords(data, ec_len, &mut ec[..ec_len]);
+        return [data, &ec[..ec_len]].concat();
+    }
     let mut out = vec![0u8; data.len() + blocks * ec_len];
     let (data_out, ec_out) = out.split_at_mut(data.len());
-    let mut ec = [0u8; MAX_EC];
     let mut start = 0;
     for b in 0..blocks {
         let len = short_len + usize::from(b >= short_blocks);
