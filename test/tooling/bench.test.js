@@ -817,4 +817,36 @@ describe('bench/core-curve.js', () => {
       );
     }
   });
+
+  it('gives each build its own PNG bytes column with --different-bytes', () => {
+    // Two files of one build: the bytes agree, each in a column of its own.
+    const built = path.join(
+      ROOT,
+      'qr_napi',
+      fs.readdirSync(path.join(ROOT, 'qr_napi')).find((f) => f.endsWith('.node')),
+    );
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'core-curve-'));
+    const copy = path.join(dir, 'copy.node');
+    fs.copyFileSync(built, copy);
+    try {
+      const out = execFileSync(
+        process.execPath,
+        [
+          path.join(ROOT, 'bench/core-curve.js'),
+          ...['--addon', `before=${built}`, '--addon', `after=${copy}`, '--different-bytes'],
+          ...['--rounds', '1', '--round-ms', '2'],
+        ],
+        { encoding: 'utf8', timeout: 120_000 },
+      );
+      assert.match(
+        out,
+        /^\| texts \| n \| before us\/call \| after us\/call \| before PNG bytes \| after PNG bytes \|$/m,
+      );
+      const row = out.split('\n').find((line) => line.startsWith('| ten article URLs |'));
+      const [before, after] = row.split('|').slice(-3, -1).map(Number);
+      assert.ok(before > 0 && before === after, row);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

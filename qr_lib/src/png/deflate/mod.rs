@@ -5,7 +5,7 @@
 //! stored with the Up filter (a filter byte 2, then zeros); whole module rows
 //! recur too (the quiet zone). The encoder is given only the new scanlines
 //! (`raster::Image`): repeated rows become one back-reference each, found by
-//! row hashes, the zero rows are never built nor summed byte by byte (their
+//! the lines' keys, the zero rows are never built nor summed byte by byte (their
 //! Adler-32 is arithmetic), and only the new scanlines are parsed for matches:
 //! from line masks where a pixel byte takes at most 8 values (the module
 //! sizes the raster picks: 4, 6 and 8 px), with a short hash chain for any
