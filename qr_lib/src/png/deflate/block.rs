@@ -1,16 +1,103 @@
-//! The block writer: tokens to one final deflate block with dynamic
-//! Huffman codes.
+//! The block writer: tokens to one final deflate block, stored, with the
+//! fixed Huffman codes or with dynamic ones: whichever is smallest, as the
+//! symbols' frequencies size them before anything is written.
+
+use std::mem::MaybeUninit;
 
 use super::bit_writer::BitWriter;
-use super::huffman::{canonical_codes, code_lengths};
+use super::huffman::{canonical_codes, code_lengths, for_each_coded, written};
 use super::matching::match_len;
 use super::nibble_quads::{is_nibble_byte, NibbleQuads};
-use super::tables::{CL_ORDER, DIST_BASE, DIST_EXTRA, END_OF_BLOCK, LENGTH_SYMBOL};
+use super::tables::{CL_ORDER, DIST_BASE, DIST_EXTRA, END_OF_BLOCK, LENGTH_EXTRA, LENGTH_SYMBOL};
 use super::tokens::Token;
+use super::UP_FILTER;
+use crate::raster::Image;
 
-/// Writes `tokens` (whose literal runs are in `lines`) as one final block
-/// with dynamic Huffman codes.
-pub fn write_block(out: &mut Vec<u8>, tokens: &[Token], lines: &[u8]) {
+/// The most data bytes a stored block holds.
+const MAX_STORED: usize = 65_535;
+
+/// The fixed literal/length code lengths (RFC 1951, 3.2.6), of all 288
+/// symbols: the two a block never uses still take their codes.
+const FIXED_LIT_LENS_ALL: [u8; 288] = {
+    let mut lens = [8; 288];
+    let mut s = 144;
+    while s < 288 {
+        lens[s] = if s < 256 {
+            9
+        } else if s < 280 {
+            7
+        } else {
+            8
+        };
+        s += 1;
+    }
+    lens
+};
+/// Those of the symbols a block may use.
+const FIXED_LIT_LENS: [u8; 286] = first_286(FIXED_LIT_LENS_ALL);
+const FIXED_LIT_CODES: [u32; 286] = first_286(fixed_codes(&FIXED_LIT_LENS_ALL));
+const FIXED_DIST_LENS: [u8; 30] = [5; 30];
+const FIXED_DIST_CODES: [u32; 30] = fixed_codes(&FIXED_DIST_LENS);
+
+const fn first_286<T: Copy>(all: [T; 288]) -> [T; 286] {
+    let mut first = [all[0]; 286];
+    let mut s = 0;
+    while s < 286 {
+        first[s] = all[s];
+        s += 1;
+    }
+    first
+}
+
+/// `huffman::canonical_codes` at compile time, for the fixed codes (whose
+/// lengths all have codes: no counting of unused ones), bit-reversed.
+const fn fixed_codes<const N: usize>(lens: &[u8; N]) -> [u32; N] {
+    let mut counts = [0u32; 16];
+    let mut s = 0;
+    while s < N {
+        counts[lens[s] as usize] += 1;
+        s += 1;
+    }
+    let (mut next, mut code, mut bits) = ([0u32; 16], 0, 1);
+    while bits < 16 {
+        code = (code + counts[bits - 1]) << 1;
+        next[bits] = code;
+        bits += 1;
+    }
+    let mut codes = [0u32; N];
+    s = 0;
+    while s < N {
+        let l = lens[s] as usize;
+        codes[s] = next[l].reverse_bits() >> (32 - l);
+        next[l] += 1;
+        s += 1;
+    }
+    codes
+}
+
+/// A deflate block's type.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum BlockType {
+    Stored,
+    Fixed,
+    Dynamic,
+}
+
+/// Writes `tokens` (whose literal runs are in `image.lines`) as one final
+/// block: stored, fixed or dynamic Huffman codes, whichever is smallest
+/// (ties to the dynamic codes, then to the fixed ones).
+pub fn write_block(out: &mut Vec<u8>, tokens: &[Token], image: &Image) {
+    write_block_as(out, tokens, image, None);
+}
+
+/// `write_block`, or the block type `forced` (the tests compare the three).
+pub fn write_block_as(
+    out: &mut Vec<u8>,
+    tokens: &[Token],
+    image: &Image,
+    forced: Option<BlockType>,
+) {
+    let lines = &image.lines[..];
     let run = |at: u32, len: u32| &lines[at as usize..][..len as usize];
     let mut lit_freq = [0u32; 286];
     let mut dist_freq = [0u32; 30];
@@ -36,12 +123,8 @@ pub fn write_block(out: &mut Vec<u8>, tokens: &[Token], lines: &[u8]) {
     }
     lit_freq[END_OF_BLOCK] = 1;
     let (mut lit_lens, mut dist_lens) = ([0; 286], [0; 30]);
-    let lit_counts = code_lengths(&lit_freq, 15, &mut lit_lens);
-    let dist_counts = code_lengths(&dist_freq, 15, &mut dist_lens);
-    let (mut lit_codes, mut dist_codes) = ([0; 286], [0; 30]);
-    canonical_codes(&lit_lens, &lit_counts, &mut lit_codes);
-    canonical_codes(&dist_lens, &dist_counts, &mut dist_codes);
-    let quads = NibbleQuads::new(&lit_freq, others, &lit_codes, &lit_lens);
+    let (lit_counts, lit_cost) = code_lengths(&lit_freq, 15, &mut lit_lens);
+    let (dist_counts, dist_cost) = code_lengths(&dist_freq, 15, &mut dist_lens);
 
     // Trailing zero lengths are not stored (down to the format's minimums).
     let hlit = 257.max(lit_lens.iter().rposition(|&l| l > 0).unwrap() + 1);
@@ -49,42 +132,111 @@ pub fn write_block(out: &mut Vec<u8>, tokens: &[Token], lines: &[u8]) {
     let mut lens = [0u8; 286 + 30];
     lens[..hlit].copy_from_slice(&lit_lens[..hlit]);
     lens[hlit..hlit + hdist].copy_from_slice(&dist_lens[..hdist]);
-    let mut cl_buffer = [(0u8, 0u8); 286 + 30];
-    let cl_count = run_length_code_lengths(&lens[..hlit + hdist], &mut cl_buffer);
-    let cl_tokens = &cl_buffer[..cl_count];
+    let mut cl_buffer = [MaybeUninit::uninit(); 286 + 30];
+    let cl_tokens = run_length_code_lengths(&lens[..hlit + hdist], &mut cl_buffer);
     let mut cl_freq = [0u32; 19];
     for &(symbol, _) in cl_tokens {
         cl_freq[symbol as usize] += 1;
     }
     let mut cl_lens = [0; 19];
-    let cl_counts = code_lengths(&cl_freq, 7, &mut cl_lens);
-    let mut cl_codes = [0; 19];
-    canonical_codes(&cl_lens, &cl_counts, &mut cl_codes);
+    let (cl_counts, cl_cost) = code_lengths(&cl_freq, 7, &mut cl_lens);
     let hclen = 4.max(CL_ORDER.iter().rposition(|&s| cl_lens[s] > 0).unwrap() + 1);
+
+    // Each block type's size in bits. The Huffman types code the same
+    // symbols with the same extra bits; their code bits differ, and the
+    // dynamic type's header. Bounds settle most blocks; the sums over the
+    // symbols that give the rest exactly are taken only where they do not.
+    let repeats = u64::from(2 * cl_freq[16] + 3 * cl_freq[17] + 7 * cl_freq[18]);
+    let dynamic = 14 + 3 * hclen as u64 + cl_cost.bits + repeats + lit_cost.bits + dist_cost.bits;
+    // Every match has a distance; the literal/length symbols are the
+    // literals, a length per match and the block's end.
+    let matches = dist_cost.symbols;
+    let literals = lit_cost.symbols - matches - 1;
+    // Fixed codes: a literal byte 8 or 9 bits, a length symbol (and the
+    // block's end) 7 or 8, a distance 5.
+    let fixed_at_least = 8 * literals + 7 * (matches + 1) + 5 * matches;
+    let fixed = || {
+        let (mut bits, mut extra) = (0, 0);
+        for_each_coded(&lit_lens, |s, _| {
+            let f = u64::from(lit_freq[s]);
+            bits += f * u64::from(FIXED_LIT_LENS[s]);
+            if s > END_OF_BLOCK {
+                extra += f * u64::from(LENGTH_EXTRA[s - 257]);
+            }
+        });
+        for_each_coded(&dist_lens, |s, _| {
+            let f = u64::from(dist_freq[s]);
+            bits += f * u64::from(FIXED_DIST_LENS[s]);
+            extra += f * u64::from(DIST_EXTRA[s]);
+        });
+        (bits, extra)
+    };
+    // Stored: every stream byte, and per block its header's byte (a block
+    // starts on a byte: this one is the stream's first) and LEN and NLEN.
+    let stream = (lines.len() * image.scale) as u64;
+    let stored = 8 * (stream + 5 * stream.div_ceil(MAX_STORED as u64).max(1));
+    // A match's extra bits are at most 5 (its length) and 13 (its distance).
+    let kind = forced.unwrap_or_else(|| {
+        if stored >= 3 + dynamic + 18 * matches {
+            // Stored loses to the dynamic codes at least.
+            if dynamic <= fixed_at_least || dynamic <= fixed().0 {
+                BlockType::Dynamic
+            } else {
+                BlockType::Fixed
+            }
+        } else {
+            let (fixed, extra) = fixed();
+            if stored < 3 + extra + dynamic.min(fixed) {
+                BlockType::Stored
+            } else if fixed < dynamic {
+                BlockType::Fixed
+            } else {
+                BlockType::Dynamic
+            }
+        }
+    });
+    if kind == BlockType::Stored {
+        return write_stored(out, image);
+    }
+
     let mut w = BitWriter::new(out);
     w.bits(1, 1); // final block
-    w.bits(2, 2); // dynamic Huffman
-    w.bits((hlit - 257) as u32, 5);
-    w.bits((hdist - 1) as u32, 5);
-    w.bits((hclen - 4) as u32, 4);
-    w.spill();
-    // Up to 19 lengths of 3 bits: 57, what fits after a spill.
-    for &s in &CL_ORDER[..hclen] {
-        w.bits(u32::from(cl_lens[s]), 3);
-    }
-    w.spill();
-    for &(symbol, extra) in cl_tokens {
-        // A code of at most 7 bits and up to 7 extra bits.
-        w.make_room(14);
-        let s = symbol as usize;
-        w.bits(cl_codes[s], cl_lens[s]);
-        match symbol {
-            16 => w.bits(u32::from(extra), 2),
-            17 => w.bits(u32::from(extra), 3),
-            18 => w.bits(u32::from(extra), 7),
-            _ => {}
+    let (mut lit_codes, mut dist_codes) = ([0; 286], [0; 30]);
+    let quads = if kind == BlockType::Fixed {
+        w.bits(1, 2); // fixed Huffman
+        (lit_codes, lit_lens) = (FIXED_LIT_CODES, FIXED_LIT_LENS);
+        (dist_codes, dist_lens) = (FIXED_DIST_CODES, FIXED_DIST_LENS);
+        // Literal codes of 8 and 9 bits: never four to a lookup.
+        None
+    } else {
+        canonical_codes(&lit_lens, &lit_counts, &mut lit_codes);
+        canonical_codes(&dist_lens, &dist_counts, &mut dist_codes);
+        let mut cl_codes = [0; 19];
+        canonical_codes(&cl_lens, &cl_counts, &mut cl_codes);
+        w.bits(2, 2); // dynamic Huffman
+        w.bits((hlit - 257) as u32, 5);
+        w.bits((hdist - 1) as u32, 5);
+        w.bits((hclen - 4) as u32, 4);
+        w.spill();
+        // Up to 19 lengths of 3 bits: 57, what fits after a spill.
+        for &s in &CL_ORDER[..hclen] {
+            w.bits(u32::from(cl_lens[s]), 3);
         }
-    }
+        w.spill();
+        for &(symbol, extra) in cl_tokens {
+            // A code of at most 7 bits and up to 7 extra bits.
+            w.make_room(14);
+            let s = symbol as usize;
+            w.bits(cl_codes[s], cl_lens[s]);
+            match symbol {
+                16 => w.bits(u32::from(extra), 2),
+                17 => w.bits(u32::from(extra), 3),
+                18 => w.bits(u32::from(extra), 7),
+                _ => {}
+            }
+        }
+        NibbleQuads::new(&lit_freq, others, &lit_codes, &lit_lens)
+    };
     for &t in tokens {
         // Spill only when the next codes might not fit (a literal is at most
         // 15 bits, a match 48, eight nibble literals 56; after a spill at
@@ -140,13 +292,45 @@ pub fn write_block(out: &mut Vec<u8>, tokens: &[Token], lines: &[u8]) {
     w.flush();
 }
 
+/// The image's scanline stream as stored blocks (each at most
+/// `MAX_STORED` bytes, the last one final): the Up-filter rows written out.
+fn write_stored(out: &mut Vec<u8>, image: &Image) {
+    let (stride, scale) = (image.stride, image.scale);
+    let mut up = vec![0; stride];
+    up[0] = UP_FILTER;
+    let mut stream = Vec::with_capacity(image.lines.len() * scale);
+    for line in image.lines.chunks_exact(stride) {
+        stream.extend_from_slice(line);
+        for _ in 1..scale {
+            stream.extend_from_slice(&up);
+        }
+    }
+    let mut rest = &stream[..];
+    loop {
+        let (block, after) = rest.split_at(rest.len().min(MAX_STORED));
+        // BFINAL, then BTYPE 00 (stored) and the padding to a byte: zeros.
+        out.push(u8::from(after.is_empty()));
+        let len = block.len() as u16;
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&(!len).to_le_bytes());
+        out.extend_from_slice(block);
+        if after.is_empty() {
+            return;
+        }
+        rest = after;
+    }
+}
+
 /// The code-length sequence with repeats folded into symbols 16, 17 and 18:
-/// (symbol, extra bits value) into `out` (never more than one per length);
-/// returns how many.
-fn run_length_code_lengths(lens: &[u8], out: &mut [(u8, u8)]) -> usize {
+/// (symbol, extra bits value) into `out` (never more than one per length,
+/// so `out` is not cleared first); returns those written.
+fn run_length_code_lengths<'a>(
+    lens: &[u8],
+    out: &'a mut [MaybeUninit<(u8, u8)>],
+) -> &'a [(u8, u8)] {
     let mut n = 0;
     let mut push = |token| {
-        out[n] = token;
+        out[n].write(token);
         n += 1;
     };
     let mut i = 0;
@@ -177,13 +361,39 @@ fn run_length_code_lengths(lens: &[u8], out: &mut [(u8, u8)]) -> usize {
             i += 1;
         }
     }
-    n
+    // SAFETY: `push` wrote the first `n`.
+    unsafe { written(&mut out[..n]) }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::xorshift;
+
+    #[test]
+    fn fixed_codes_are_the_rfcs() {
+        // RFC 1951, 3.2.6: each range's first and last code, most significant
+        // bit first (the tables hold them reversed, as they are written).
+        let msb_first = |codes: &[u32], lens: &[u8], s: usize| {
+            let l = u32::from(lens[s]);
+            (codes[s].reverse_bits() >> (32 - l), l)
+        };
+        let lit = |s| msb_first(&FIXED_LIT_CODES, &FIXED_LIT_LENS, s);
+        assert_eq!(lit(0), (0b0011_0000, 8));
+        assert_eq!(lit(143), (0b1011_1111, 8));
+        assert_eq!(lit(144), (0b1_1001_0000, 9));
+        assert_eq!(lit(255), (0b1_1111_1111, 9));
+        assert_eq!(lit(256), (0b000_0000, 7));
+        assert_eq!(lit(279), (0b001_0111, 7));
+        assert_eq!(lit(280), (0b1100_0000, 8));
+        assert_eq!(lit(285), (0b1100_0101, 8));
+        for d in 0..30 {
+            assert_eq!(
+                msb_first(&FIXED_DIST_CODES, &FIXED_DIST_LENS, d),
+                (d as u32, 5)
+            );
+        }
+    }
 
     #[test]
     fn run_length_code_lengths_spell_the_lengths_back() {
@@ -197,10 +407,10 @@ mod tests {
                 lens.extend(std::iter::repeat_n(l, run));
             }
             lens.truncate(1 + case % 316);
-            let mut out = [(0u8, 0u8); 316];
-            let n = run_length_code_lengths(&lens, &mut out);
+            let mut out = [MaybeUninit::uninit(); 316];
+            let tokens = run_length_code_lengths(&lens, &mut out);
             let mut back: Vec<u8> = Vec::new();
-            for &(symbol, extra) in &out[..n] {
+            for &(symbol, extra) in tokens {
                 // Each repeat's count fits its field (2, 3 and 7 bits).
                 if symbol >= 16 {
                     assert!(
@@ -221,10 +431,10 @@ mod tests {
             // spelt one by one, no four of another length. (After a repeat
             // of six, the rest of a longer run is spelt anew: a length, then
             // a repeat if three or more remain.)
-            for w in out[..n].windows(3) {
+            for w in tokens.windows(3) {
                 assert!(!w.iter().all(|&t| t == (0, 0)), "case {case}: {lens:?}");
             }
-            for w in out[..n].windows(4) {
+            for w in tokens.windows(4) {
                 let literal = |t: &(u8, u8)| (1..16).contains(&t.0);
                 assert!(
                     !w.iter().all(|t| literal(t) && *t == w[0]),

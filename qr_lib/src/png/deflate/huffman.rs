@@ -2,38 +2,59 @@
 
 use std::mem::MaybeUninit;
 
+/// What a code costs: the bits of every symbol coded (the sum of frequency
+/// times length) and how many symbols that is (the frequencies' sum).
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct Cost {
+    pub bits: u64,
+    pub symbols: u64,
+}
+
 /// Huffman code lengths for `freq` into `lens`, none longer than `max_len`
 /// (at most 15); returns how many codes each length has, as
-/// `canonical_codes` takes them. Symbols with frequency 0 get length 0; a
-/// lone symbol gets length 1. (Written in place: returned, the arrays were
-/// copied at each return.)
-pub fn code_lengths<const N: usize>(freq: &[u32; N], max_len: u8, lens: &mut [u8; N]) -> [u32; 16] {
+/// `canonical_codes` takes them, and the code's cost. Symbols with
+/// frequency 0 get length 0; a lone symbol gets length 1. (Written in
+/// place: returned, the arrays were copied at each return.)
+pub fn code_lengths<const N: usize>(
+    freq: &[u32; N],
+    max_len: u8,
+    lens: &mut [u8; N],
+) -> ([u32; 16], Cost) {
     debug_assert!(max_len <= 15);
     let mut counts = [0; 16];
-    if huffman_lengths(freq, lens, &mut counts) <= max_len {
-        return counts;
+    let (deepest, cost) = huffman_lengths(freq, lens, &mut counts);
+    if deepest <= max_len {
+        return (counts, cost);
     }
-    // Too deep: flatten the distribution and build again (rare).
+    // Too deep: flatten the distribution and build again (rare); the cost
+    // is then the real frequencies' over the lengths built.
+    let real = freq;
     let mut freq = *freq;
     loop {
         for f in freq.iter_mut().filter(|f| **f > 0) {
             *f = (*f >> 1).max(1);
         }
         counts = [0; 16];
-        if huffman_lengths(&freq, lens, &mut counts) <= max_len {
-            return counts;
+        if huffman_lengths(&freq, lens, &mut counts).0 <= max_len {
+            let cost = Cost {
+                bits: (real.iter().zip(lens.iter()))
+                    .map(|(&f, &l)| u64::from(f) * u64::from(l))
+                    .sum(),
+                symbols: real.iter().map(|&f| u64::from(f)).sum(),
+            };
+            return (counts, cost);
         }
     }
 }
 
 /// Unlimited Huffman code lengths for `freq` into `lens`, and into
 /// `counts` how many codes each length up to 15 has (deeper ones are
-/// counted at 15); returns the longest length.
+/// counted at 15); returns the longest length and the code's cost.
 fn huffman_lengths<const N: usize>(
     freq: &[u32; N],
     lens: &mut [u8; N],
     counts: &mut [u32; 16],
-) -> u8 {
+) -> (u8, Cost) {
     const { assert!(N <= 1 << 9) };
     let (used, bits) = used_eights(freq);
     // (frequency, symbol) packed in one word sorts fastest; ties by symbol.
@@ -73,7 +94,7 @@ macro_rules! lengths_by_keys {
             mut used: u64,
             lens: &mut [u8; N],
             counts: &mut [u32; 16],
-        ) -> u8 {
+        ) -> (u8, Cost) {
             lens.fill(0);
             // Written for every symbol of a used eight, kept for the used
             // symbols: no branch per symbol.
@@ -99,11 +120,26 @@ macro_rules! lengths_by_keys {
             let keys = unsafe { written(&mut keys[..n]) };
             let symbol = |key: $key| (key & ((1 << $shift) - 1)) as usize;
             match n {
-                0 => return 0,
+                0 => {
+                    return (
+                        0,
+                        Cost {
+                            bits: 0,
+                            symbols: 0,
+                        },
+                    )
+                }
                 1 => {
                     lens[symbol(keys[0])] = 1;
                     counts[1] = 1;
-                    return 1;
+                    let f = (keys[0] >> $shift) as u64;
+                    return (
+                        1,
+                        Cost {
+                            bits: f,
+                            symbols: f,
+                        },
+                    );
                 }
                 _ => {}
             }
@@ -114,13 +150,13 @@ macro_rules! lengths_by_keys {
             }
             // SAFETY: the loop wrote the first `n`, one per key.
             let depths = unsafe { written(&mut depths[..n]) };
-            minimum_redundancy(depths);
+            let cost = minimum_redundancy(depths);
             for (&key, &depth) in keys.iter().zip(depths.iter()) {
                 lens[symbol(key)] = depth as u8;
                 counts[depth.min(15) as usize] += 1;
             }
             // Lightest first, so deepest first.
-            depths[0] as u8
+            (depths[0] as u8, cost)
         }
     };
 }
@@ -134,7 +170,7 @@ lengths_by_keys!(lengths_by_u64_keys, u64, 16);
 /// # Safety
 /// Every element of `slice` is initialised.
 #[inline(always)]
-unsafe fn written<T>(slice: &mut [MaybeUninit<T>]) -> &mut [T] {
+pub unsafe fn written<T>(slice: &mut [MaybeUninit<T>]) -> &mut [T] {
     // SAFETY: `MaybeUninit<T>` has `T`'s layout; the caller vouches for
     // the contents.
     unsafe { &mut *(slice as *mut [MaybeUninit<T>] as *mut [T]) }
@@ -143,12 +179,16 @@ unsafe fn written<T>(slice: &mut [MaybeUninit<T>]) -> &mut [T] {
 /// Moffat and Katajainen's in-place Huffman code lengths: `a` holds
 /// ascending weights (at least two) and gets each one's code length, in
 /// one array with no other memory. Ties between a leaf and a merged node
-/// go to the leaf, as in the two-queue method.
-pub fn minimum_redundancy(a: &mut [u32]) {
+/// go to the leaf, as in the two-queue method. Returns the code's cost:
+/// its bits (the sum of weight times length) are the internal nodes'
+/// weights summed, as each leaf's weight counts once in every node above
+/// it, and its symbols the root's weight.
+pub fn minimum_redundancy(a: &mut [u32]) -> Cost {
     let n = a.len();
     // Merge: a[next] becomes the weight of internal node `next`; the
     // entries behind `root` become their parent's index.
     a[0] += a[1];
+    let mut cost = u64::from(a[0]);
     let (mut root, mut leaf) = (0, 2);
     for next in 1..n - 1 {
         // Each internal node takes two of the lightest leaves or nodes.
@@ -168,7 +208,9 @@ pub fn minimum_redundancy(a: &mut [u32]) {
             a[next] += a[leaf];
             leaf += 1;
         }
+        cost += u64::from(a[next]);
     }
+    let symbols = u64::from(a[n - 2]);
     // Parents' indices to internal node depths (the root, n - 2, at 0).
     a[n - 2] = 0;
     for next in (0..n - 2).rev() {
@@ -190,6 +232,10 @@ pub fn minimum_redundancy(a: &mut [u32]) {
         }
         available = 2 * used;
         depth += 1;
+    }
+    Cost {
+        bits: cost,
+        symbols,
     }
 }
 
@@ -267,7 +313,7 @@ mod tests {
             let mut weights: Vec<u32> = (0..n).map(|_| 1 + rng() % spread).collect();
             weights.sort_unstable();
             let mut lens = weights.clone();
-            minimum_redundancy(&mut lens);
+            let returned = minimum_redundancy(&mut lens);
             // Optimal: the cost of a Huffman code is the sum of its merges.
             let mut heap: BinaryHeap<_> = weights.iter().map(|&w| Reverse(u64::from(w))).collect();
             let mut optimum = 0;
@@ -280,6 +326,15 @@ mod tests {
                 .map(|(&w, &l)| u64::from(w) * u64::from(l))
                 .sum();
             assert_eq!(cost, optimum, "case {case}: {weights:?}");
+            let symbols = weights.iter().map(|&w| u64::from(w)).sum();
+            assert_eq!(
+                returned,
+                Cost {
+                    bits: cost,
+                    symbols
+                },
+                "case {case}"
+            );
             // A complete prefix code, its longest codes on the lightest symbols.
             let kraft: f64 = lens.iter().map(|&l| 0.5f64.powi(l as i32)).sum();
             assert!((kraft - 1.0).abs() < 1e-12, "case {case}: {lens:?}");
@@ -287,17 +342,25 @@ mod tests {
         }
     }
 
-    /// The lengths and the deepest of them, from one of the builders,
-    /// which also counts the codes of each length.
+    /// The lengths and the deepest of them, from one of the builders for
+    /// `freq`, which also counts the codes of each length and returns the
+    /// code's cost.
     fn built<const N: usize>(
-        build: impl FnOnce(&mut [u8; N], &mut [u32; 16]) -> u8,
+        freq: &[u32; N],
+        build: impl FnOnce(&mut [u8; N], &mut [u32; 16]) -> (u8, Cost),
     ) -> ([u8; N], u8) {
         let (mut lens, mut counts) = ([0xAA; N], [0; 16]);
-        let deepest = build(&mut lens, &mut counts);
+        let (deepest, cost) = build(&mut lens, &mut counts);
         for (l, &count) in counts.iter().enumerate().take(15) {
             let of_l = lens.iter().filter(|&&x| usize::from(x) == l).count();
             assert_eq!(count as usize, if l == 0 { 0 } else { of_l }, "length {l}");
         }
+        let bits = freq.iter().zip(&lens);
+        assert_eq!(
+            cost.bits,
+            bits.map(|(&f, &l)| u64::from(f) * u64::from(l)).sum()
+        );
+        assert_eq!(cost.symbols, freq.iter().map(|&f| u64::from(f)).sum());
         (lens, deepest)
     }
 
@@ -311,21 +374,30 @@ mod tests {
                 freq[rng() as usize % 286] = 1 + rng() % [4, 1000, (1 << 23) - 1][case % 3];
             }
             let (used, _) = used_eights(&freq);
-            let narrow = built(|lens, counts| lengths_by_u32_keys(&freq, used, lens, counts));
+            let narrow = built(&freq, |lens, counts| {
+                lengths_by_u32_keys(&freq, used, lens, counts)
+            });
             assert_eq!(
                 narrow,
-                built(|lens, counts| lengths_by_u64_keys(&freq, used, lens, counts)),
+                built(&freq, |lens, counts| lengths_by_u64_keys(
+                    &freq, used, lens, counts
+                )),
                 "case {case}"
             );
             // The mask skips only unused eights: every eight gives the same.
             assert_eq!(
                 narrow,
-                built(|lens, counts| lengths_by_u32_keys(&freq, (1 << 35) - 1, lens, counts)),
+                built(&freq, |lens, counts| lengths_by_u32_keys(
+                    &freq,
+                    (1 << 35) - 1,
+                    lens,
+                    counts
+                )),
                 "case {case}"
             );
             assert_eq!(
                 narrow,
-                built(|lens, counts| huffman_lengths(&freq, lens, counts)),
+                built(&freq, |lens, counts| huffman_lengths(&freq, lens, counts)),
                 "case {case}"
             );
             // The deepest length is reported as it is; unused symbols get 0.
@@ -344,10 +416,15 @@ mod tests {
         freq[3] = 1 << 24;
         freq[7] = 1 << 24;
         freq[9] = 1;
-        let wide = built(|lens, counts| huffman_lengths(&freq, lens, counts));
+        let wide = built(&freq, |lens, counts| huffman_lengths(&freq, lens, counts));
         assert_eq!(
             wide,
-            built(|lens, counts| lengths_by_u64_keys(&freq, used_eights(&freq).0, lens, counts))
+            built(&freq, |lens, counts| lengths_by_u64_keys(
+                &freq,
+                used_eights(&freq).0,
+                lens,
+                counts
+            ))
         );
         assert_eq!(wide.0[9], 2);
     }
@@ -373,7 +450,19 @@ mod tests {
             let mut freq = [0; 30];
             freq[..n].copy_from_slice(&fibonacci[..n]);
             let mut lens = [0; 30];
-            let counts = code_lengths(&freq, 15, &mut lens);
+            let (counts, cost) = code_lengths(&freq, 15, &mut lens);
+            // The real frequencies' cost, after the flattened rebuild too.
+            let bits = freq.iter().zip(&lens);
+            assert_eq!(
+                cost.bits,
+                bits.map(|(&f, &l)| u64::from(f) * u64::from(l)).sum(),
+                "{n}"
+            );
+            assert_eq!(
+                cost.symbols,
+                freq.iter().map(|&f| u64::from(f)).sum(),
+                "{n}"
+            );
             let lens = &lens[..n];
             assert!(lens.iter().all(|&l| (1..=15).contains(&l)), "{n}");
             if n == 16 {

@@ -9,8 +9,10 @@
 //! Adler-32 is arithmetic), and only the new scanlines are parsed for matches:
 //! from line masks where a pixel byte takes at most 8 values (the module
 //! sizes the raster picks: 4, 6 and 8 px), with a short hash chain for any
-//! other image. The result is one dynamic-Huffman block, valid deflate for
-//! any image (the property test inflates it with C zlib).
+//! other image. The result is one block, valid deflate for any image (the
+//! property test inflates it with C zlib): with dynamic Huffman codes for
+//! every QR image, with the fixed codes or stored where the frequencies
+//! say those are smaller (tiny or noisy images).
 //!
 //! The search effort was tuned on the shared texts with the stage table of
 //! `cargo bench -p qr_lib --bench core`: matches under 4 bytes cost more
@@ -65,12 +67,12 @@ pub fn zlib(out: &mut Vec<u8>, image: &Image) {
         match scratch.try_borrow_mut() {
             Ok(mut scratch) => {
                 parse(image, &mut scratch);
-                write_block(out, &scratch.tokens, &image.lines);
+                write_block(out, &scratch.tokens, image);
             }
             Err(_) => {
                 let mut own = Scratch::default();
                 parse(image, &mut own);
-                write_block(out, &own.tokens, &image.lines);
+                write_block(out, &own.tokens, image);
             }
         }
     });

@@ -219,3 +219,84 @@ fn repeated_rows_cost_almost_nothing() {
     let line: Vec<u8> = (0..27u8).map(|i| i.wrapping_mul(37)).collect();
     assert!(round_trip(&image(27, 5, line.repeat(40))) < 100);
 }
+
+#[test]
+fn the_block_type_is_the_smallest_of_the_three() {
+    use super::block::{write_block, write_block_as, BlockType};
+    use crate::raster;
+    use crate::symbol::encode;
+    let types = [BlockType::Dynamic, BlockType::Fixed, BlockType::Stored];
+    let mut chosen = [0; 3];
+    let mut rng = xorshift(0xB10C);
+    for case in 0..1500 {
+        let image = match case % 3 {
+            // Tiny images (the fixed codes' case; scaled up, the Up rows
+            // make their stream long), noise (stored), QR images.
+            0 => {
+                let stride = 2 + rng() as usize % 6;
+                let lines = (0..stride * (rng() as usize % 4))
+                    .map(|_| rng() as u8)
+                    .collect();
+                image(stride, 1 + rng() as usize % 9, lines)
+            }
+            1 => {
+                let (stride, rows) = (2 + rng() as usize % 300, rng() as usize % 200);
+                image(stride, 1, (0..stride * rows).map(|_| rng() as u8).collect())
+            }
+            _ => {
+                let len = 1 + rng() as usize % 512;
+                let text: String = (0..len)
+                    .map(|_| (b'!' + (rng() % 90) as u8) as char)
+                    .collect();
+                raster::image(&encode(text.as_bytes()).unwrap())
+            }
+        };
+        let mut scratch = Scratch::default();
+        parse(&image, &mut scratch);
+        let mut auto = Vec::new();
+        write_block(&mut auto, &scratch.tokens, &image);
+        let stream = expand(&image);
+        let mut sizes = [0; 3];
+        for (i, &kind) in types.iter().enumerate() {
+            let mut out = Vec::new();
+            write_block_as(&mut out, &scratch.tokens, &image, Some(kind));
+            let back = miniz_oxide::inflate::decompress_to_vec(&out)
+                .unwrap_or_else(|e| panic!("case {case}, {kind:?}: {e:?}"));
+            assert_eq!(back, stream, "case {case}, {kind:?}");
+            if out == auto {
+                chosen[i] += 1;
+            }
+            sizes[i] = out.len();
+        }
+        assert_eq!(
+            auto.len(),
+            *sizes.iter().min().unwrap(),
+            "case {case}: {sizes:?}"
+        );
+        assert!(types
+            .iter()
+            .zip(&sizes)
+            .any(|(_, &size)| size == auto.len()));
+    }
+    // Each type was the smallest somewhere.
+    assert!(chosen.iter().all(|&n| n > 0), "{chosen:?}");
+}
+
+#[test]
+fn stored_blocks_split_at_65535_bytes() {
+    use super::block::{write_block_as, BlockType};
+    // 100 lines of 250 bytes at scale 3: 75,000 bytes, two stored blocks.
+    let mut rng = xorshift(0x5704);
+    let image = image(250, 3, (0..250 * 100).map(|_| rng() as u8).collect());
+    let mut scratch = Scratch::default();
+    parse(&image, &mut scratch);
+    let mut out = Vec::new();
+    write_block_as(&mut out, &scratch.tokens, &image, Some(BlockType::Stored));
+    assert_eq!(out.len(), 75_000 + 2 * 5);
+    assert_eq!(out[0], 0, "not the final block");
+    assert_eq!(out[5 + 65_535], 1, "the final block");
+    assert_eq!(
+        miniz_oxide::inflate::decompress_to_vec(&out).unwrap(),
+        expand(&image)
+    );
+}
