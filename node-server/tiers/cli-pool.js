@@ -13,9 +13,10 @@ const { coreError, CORE_ERROR_CODES, PANIC_STATUS } = require('../lib/errors');
 // at most 512 bytes needs (version 15, 77 modules, 85 with the quiet zone)
 // at its module size of 4 px is 340 px a side; its 1-bit rows with their
 // filter bytes are 44 bytes, 14,960 in all, of at most 9 byte values, which
-// the one Huffman-coded block stores in far fewer, plus under 200 bytes of
-// zlib and PNG framing (qr_lib/src/limits.rs, raster.rs, png/). A longer
-// answer is no answer.
+// the one Huffman-coded block stores in far fewer (and no block is larger
+// than those bytes stored: the writer picks the smallest type), plus under
+// 200 bytes of zlib and PNG framing (qr_lib/src/limits.rs, raster.rs, png/).
+// A longer answer is no answer.
 const MAX_PNG_BYTES = 16 << 10;
 // An error frame carries the core's message, a line of text.
 const MAX_ERROR_MESSAGE_BYTES = 1024;
