@@ -41,7 +41,8 @@ pub struct Image {
     pub lines: Vec<u8>,
     /// Each line's key: equal lines have equal keys and only they (here the
     /// module row a line is drawn from), so the encoder finds repeated rows
-    /// without reading or hashing their bytes.
+    /// without reading or hashing their bytes. It trusts them (debug builds
+    /// check): whoever changes `lines` keys them anew.
     pub keys: Vec<u128>,
     /// How many distinct values a pixel byte can take at this scale (4 at
     /// scale 4, where a byte is two modules): the encoder's literal alphabet.

@@ -820,11 +820,9 @@ describe('bench/core-curve.js', () => {
 
   it('gives each build its own PNG bytes column with --different-bytes', () => {
     // Two files of one build: the bytes agree, each in a column of its own.
-    const built = path.join(
-      ROOT,
-      'qr_napi',
-      fs.readdirSync(path.join(ROOT, 'qr_napi')).find((f) => f.endsWith('.node')),
-    );
+    const file = fs.readdirSync(path.join(ROOT, 'qr_napi')).find((f) => f.endsWith('.node'));
+    assert.ok(file, 'the addon is built (npm run build -w qr_napi)');
+    const built = path.join(ROOT, 'qr_napi', file);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'core-curve-'));
     const copy = path.join(dir, 'copy.node');
     fs.copyFileSync(built, copy);

@@ -15,6 +15,11 @@ use crate::raster::Image;
 
 /// The most data bytes a stored block holds.
 const MAX_STORED: usize = 65_535;
+/// A dynamic block's three counts (HLIT, HDIST, HCLEN) after its type.
+const DYNAMIC_COUNT_BITS: u64 = 5 + 5 + 4;
+/// The most extra bits a match carries: 5 for its length, 13 for its
+/// distance.
+const MAX_MATCH_EXTRA_BITS: u64 = 5 + 13;
 
 /// The fixed literal/length code lengths (RFC 1951, 3.2.6), of all 288
 /// symbols: the two a block never uses still take their codes.
@@ -34,12 +39,13 @@ const FIXED_LIT_LENS_ALL: [u8; 288] = {
     lens
 };
 /// Those of the symbols a block may use.
-const FIXED_LIT_LENS: [u8; 286] = first_286(FIXED_LIT_LENS_ALL);
-const FIXED_LIT_CODES: [u32; 286] = first_286(fixed_codes(&FIXED_LIT_LENS_ALL));
+const FIXED_LIT_LENS: [u8; 286] = usable_symbols(FIXED_LIT_LENS_ALL);
+const FIXED_LIT_CODES: [u32; 286] = usable_symbols(fixed_codes(&FIXED_LIT_LENS_ALL));
 const FIXED_DIST_LENS: [u8; 30] = [5; 30];
 const FIXED_DIST_CODES: [u32; 30] = fixed_codes(&FIXED_DIST_LENS);
 
-const fn first_286<T: Copy>(all: [T; 288]) -> [T; 286] {
+/// The entries of the 286 literal/length symbols a block may use.
+const fn usable_symbols<T: Copy>(all: [T; 288]) -> [T; 286] {
     let mut first = [all[0]; 286];
     let mut s = 0;
     while s < 286 {
@@ -84,8 +90,9 @@ pub enum BlockType {
 }
 
 /// Writes `tokens` (whose literal runs are in `image.lines`) as one final
-/// block: stored, fixed or dynamic Huffman codes, whichever is smallest
-/// (ties to the dynamic codes, then to the fixed ones).
+/// block with fixed or dynamic Huffman codes, or as stored blocks (one per
+/// 65,535 bytes): whichever takes the fewest bits (ties to the dynamic
+/// codes, then to the fixed ones).
 pub fn write_block(out: &mut Vec<u8>, tokens: &[Token], image: &Image) {
     write_block_as(out, tokens, image, None);
 }
@@ -147,7 +154,12 @@ pub fn write_block_as(
     // dynamic type's header. Bounds settle most blocks; the sums over the
     // symbols that give the rest exactly are taken only where they do not.
     let repeats = u64::from(2 * cl_freq[16] + 3 * cl_freq[17] + 7 * cl_freq[18]);
-    let dynamic = 14 + 3 * hclen as u64 + cl_cost.bits + repeats + lit_cost.bits + dist_cost.bits;
+    let dynamic = DYNAMIC_COUNT_BITS
+        + 3 * hclen as u64
+        + cl_cost.bits
+        + repeats
+        + lit_cost.bits
+        + dist_cost.bits;
     // Every match has a distance; the literal/length symbols are the
     // literals, a length per match and the block's end.
     let matches = dist_cost.symbols;
@@ -155,7 +167,7 @@ pub fn write_block_as(
     // Fixed codes: a literal byte 8 or 9 bits, a length symbol (and the
     // block's end) 7 or 8, a distance 5.
     let fixed_at_least = 8 * literals + 7 * (matches + 1) + 5 * matches;
-    let fixed = || {
+    let fixed_and_extra = || {
         let (mut bits, mut extra) = (0, 0);
         for_each_coded(&lit_lens, |s, _| {
             let f = u64::from(lit_freq[s]);
@@ -175,17 +187,16 @@ pub fn write_block_as(
     // starts on a byte: this one is the stream's first) and LEN and NLEN.
     let stream = (lines.len() * image.scale) as u64;
     let stored = 8 * (stream + 5 * stream.div_ceil(MAX_STORED as u64).max(1));
-    // A match's extra bits are at most 5 (its length) and 13 (its distance).
     let kind = forced.unwrap_or_else(|| {
-        if stored >= 3 + dynamic + 18 * matches {
+        if stored >= 3 + dynamic + MAX_MATCH_EXTRA_BITS * matches {
             // Stored loses to the dynamic codes at least.
-            if dynamic <= fixed_at_least || dynamic <= fixed().0 {
+            if dynamic <= fixed_at_least || dynamic <= fixed_and_extra().0 {
                 BlockType::Dynamic
             } else {
                 BlockType::Fixed
             }
         } else {
-            let (fixed, extra) = fixed();
+            let (fixed, extra) = fixed_and_extra();
             if stored < 3 + extra + dynamic.min(fixed) {
                 BlockType::Stored
             } else if fixed < dynamic {

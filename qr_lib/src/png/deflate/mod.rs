@@ -9,10 +9,11 @@
 //! Adler-32 is arithmetic), and only the new scanlines are parsed for matches:
 //! from line masks where a pixel byte takes at most 8 values (the module
 //! sizes the raster picks: 4, 6 and 8 px), with a short hash chain for any
-//! other image. The result is one block, valid deflate for any image (the
-//! property test inflates it with C zlib): with dynamic Huffman codes for
-//! every QR image, with the fixed codes or stored where the frequencies
-//! say those are smaller (tiny or noisy images).
+//! other image. The result is one block with dynamic Huffman codes for
+//! every QR image (a test holds them to it), or, where the frequencies say
+//! they take fewer bits, one with the fixed codes or stored blocks (tiny or
+//! noisy images): valid deflate for any image (the property test inflates
+//! it with C zlib).
 //!
 //! The search effort was tuned on the shared texts with the stage table of
 //! `cargo bench -p qr_lib --bench core`: matches under 4 bytes cost more
