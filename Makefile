@@ -140,7 +140,9 @@ test-lane-package:
 	$(LANE) test-node-profile
 
 ## Fuzz each target (fuzz/fuzz_targets) for FUZZ_SECONDS: a short run in
-## `make test`, longer ones by hand (make fuzz FUZZ_SECONDS=1800). The RPC
+## `make test`, longer ones by hand (make fuzz FUZZ_SECONDS=1800). Each run
+## starts from the target's regressions (fuzz/regressions/TARGET: inputs
+## that once failed), so those are replayed every time. The RPC
 ## frame decoder must also reach FUZZ_MIN_RPC_RUNS inputs (a floor: a slow
 ## target would otherwise pass having tried little).
 FUZZ_SECONDS ?= 20
@@ -148,7 +150,8 @@ FUZZ_MIN_RPC_RUNS ?= 100000
 FUZZ_TARGETS := core query frames rpc_frames
 fuzz: $(SETUP)
 	cd fuzz && for target in $(FUZZ_TARGETS); do \
-	  cargo fuzz run -O $$target -- -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 2>&1 | tee target/fuzz-$$target.log; \
+	  mkdir -p corpus/$$target; seeds=; [ ! -d regressions/$$target ] || seeds=regressions/$$target; \
+	  cargo fuzz run -O $$target corpus/$$target $$seeds -- -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 2>&1 | tee target/fuzz-$$target.log; \
 	  [ $${PIPESTATUS[0]} -eq 0 ] || exit 1; \
 	done
 	@runs=$$(sed -n 's/^stat::number_of_executed_units: //p' fuzz/target/fuzz-rpc_frames.log); \
