@@ -16,6 +16,7 @@ const { percentile } = require('../../bench/lib/stats');
 const { resetEventLoop, readEventLoop } = require('../../bench/lib/event-loop');
 const { TIERS, RUST_TIERS } = require('../helpers/tiers');
 const readme = require('../../bench/lib/readme');
+const { render } = require('../../bench/lib/report');
 const { roundOrder, summarize, runRounds, stopRule, ratioStats: ratioStatsOf } = require('../../bench/lib/rounds');
 const { ratioInterval, invert, bootstrap, twoModes, roundsToReach } = require('../../bench/lib/stats');
 const { createSpeedProbe } = require('../../bench/lib/speed-probe');
@@ -272,6 +273,23 @@ describe('the README and the committed report', () => {
       readme.section(committed, 'bench/results'),
       'run: node bench/run.js --render bench/results --readme README.md',
     );
+  });
+
+  it("holds every committed report as its results.json renders, so a report never outlives the harness's fixes", () => {
+    // Reports of this harness carry ratios-w1.svg; the older ones beside
+    // them (chart.svg) came from a harness whose results no longer render.
+    const dirs = fs
+      .readdirSync(path.join(ROOT, 'bench/results'), { recursive: true })
+      .filter((f) => path.basename(f) === 'ratios-w1.svg')
+      .map((f) => path.join('bench/results', path.dirname(f)));
+    assert.ok(dirs.length >= 9, dirs.join(' '));
+    for (const dir of dirs) {
+      const data = JSON.parse(fs.readFileSync(path.join(ROOT, dir, 'results.json'), 'utf8'));
+      for (const [name, text] of Object.entries(render(data))) {
+        const file = path.join(dir, name);
+        assert.equal(fs.readFileSync(path.join(ROOT, file), 'utf8'), text, `${file}: node bench/run.js --render ${dir}`);
+      }
+    }
   });
 
   it('quotes no benchmark figure outside that summary', () => {
