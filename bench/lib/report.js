@@ -164,13 +164,18 @@ function verdictLines(report, out) {
       ` took ${minutes} minutes: ${rounds} interleaved rounds at most; ${converged} of ${others.length} tiers ` +
       `stopped with their ratios' 95% intervals within ±${fmt(settings.tolerance.cpu * 100, 0)}% (CPU per request) ` +
       `and ±${fmt(settings.tolerance.rps * 100, 0)}% (req/s).` +
-      needLine(w1, settings.tolerance),
+      needLine(w1, settings, report.rounds?.[0]),
     '',
   );
 }
 
-/** " The N that left early would need roughly A to B rounds in all at their spread (...).", or nothing. */
-function needLine(rows, tolerance) {
+/**
+ * " The N that left early would need roughly A to B rounds in all at their spread (...).", then, from a run that
+ * timed its rounds, how long a run that gave each tier its rounds would take and the options that ask for it; or
+ * nothing.
+ */
+function needLine(rows, settings, group) {
+  const { tolerance } = settings;
   const needs = rows.map((r) => roundsNeeded(r, tolerance)).filter((n) => n !== null);
   if (!needs.length) return '';
   const [low, high] = [Math.min(...needs), Math.max(...needs)];
@@ -179,7 +184,33 @@ function needLine(rows, tolerance) {
   return (
     ` ${who} on the budget or the cap would need roughly ${range} rounds in all at their rounds' spread ` +
     '(a sample-size estimate from few rounds: the same interval over the same spread, which is itself uncertain; ' +
-    'the stop rule, checked every round, often stops sooner).'
+    'the stop rule, checked every round, often stops sooner).' +
+    longerRun(rows, settings, group, high)
+  );
+}
+
+/**
+ * " At this run's pace (...), a run that gave each tier those rounds would take about M minutes: `--budget M`.":
+ * every tier visited until it converged or had the rounds its spread needs, the anchor twice a round throughout,
+ * each visit as long as this run's were on average, after this run's start and warm-up of the servers.
+ */
+function longerRun(rows, settings, group, rounds) {
+  if (!Number.isFinite(group?.visitSeconds) || !Number.isFinite(group?.setupSeconds) || rounds >= ROUNDS_CAP) return '';
+  const anchor = anchorOf(settings);
+  const visits = rows
+    .filter((r) => r.tier !== anchor)
+    .reduce((sum, r) => {
+      const own = r.stop?.reason.startsWith('converged')
+        ? r.stop.rounds
+        : (roundsNeeded(r, settings.tolerance) ?? rounds);
+      return sum + Math.min(own, rounds);
+    }, 2 * rounds);
+  const minutes = Math.ceil((group.setupSeconds + visits * group.visitSeconds) / 60);
+  const options = [`--budget ${minutes}`, ...(rounds > settings.maxRounds ? [`--max-rounds ${rounds}`] : [])];
+  return (
+    ` At this run's pace (${fmt(group.visitSeconds, 1)} s a visit, ${fmt(group.setupSeconds / 60, 1)} minutes to ` +
+    `start and warm the servers), a run that gave each tier those rounds would take about ${minutes} minutes: ` +
+    `\`${options.join(' ')}\`.`
   );
 }
 

@@ -110,7 +110,8 @@ const pct = (x) => `${(x * 100).toFixed(1)}%`;
  * measuring it while it runs. From round `minRounds` on, `stop(ratios)` says
  * why a subject may leave (or null); no round starts past `maxRounds` or
  * once it would end after `deadline` (ms since the epoch). Returns every
- * visit in order and, per subject, how many rounds it ran and why it stopped.
+ * visit in order; per subject, how many rounds it ran and why it stopped;
+ * when the first visit began (ms since the epoch) and a visit's mean seconds.
  */
 async function runRounds(subjects, { anchor, minRounds, maxRounds, deadline = Infinity, stop, measure, onRound }) {
   const byKey = new Map(subjects.map((s) => [s.key, s]));
@@ -119,6 +120,7 @@ async function runRounds(subjects, { anchor, minRounds, maxRounds, deadline = In
   const visits = [];
   let visitMs = 0;
   let visitCount = 0;
+  const began = Date.now();
   const leave = (key, round, reason) => {
     active.delete(key);
     stopped.set(key, { rounds: round + 1, reason });
@@ -164,7 +166,7 @@ async function runRounds(subjects, { anchor, minRounds, maxRounds, deadline = In
     const reason = key === anchor ? 'the anchor: stays while any other runs' : 'round cap';
     stopped.set(key, { rounds: maxRounds, reason });
   }
-  return { visits, stopped };
+  return { visits, stopped, began, visitSeconds: visitMs / visitCount / 1000 };
 }
 
 /**

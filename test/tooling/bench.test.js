@@ -89,6 +89,8 @@ describe('bench/run.js --quick: the default run', () => {
       );
     }
     assert.ok(data.settings.wallSeconds > 10 && data.settings.minRounds === 2 && data.settings.maxRounds === 2);
+    const [{ setupSeconds, visitSeconds }] = data.rounds;
+    assert.ok(setupSeconds > 0 && visitSeconds > 0 && setupSeconds + visitSeconds < data.settings.wallSeconds);
     assert.ok(
       rounds.every((r) => r.probe > 0),
       "every round has the speed probe's index",
@@ -287,7 +289,11 @@ describe('the README and the committed report', () => {
       const data = JSON.parse(fs.readFileSync(path.join(ROOT, dir, 'results.json'), 'utf8'));
       for (const [name, text] of Object.entries(render(data))) {
         const file = path.join(dir, name);
-        assert.equal(fs.readFileSync(path.join(ROOT, file), 'utf8'), text, `${file}: node bench/run.js --render ${dir}`);
+        assert.equal(
+          fs.readFileSync(path.join(ROOT, file), 'utf8'),
+          text,
+          `${file}: node bench/run.js --render ${dir}`,
+        );
       }
     }
   });
@@ -407,15 +413,20 @@ describe('bench harness parts', () => {
           const running = sleepers.filter((p) => !isFrozen(p.pid)).map((p) => p.pid);
           assert.deepEqual(running, [s.servers[server].root]);
           const rps = s.key === 'js' ? 100 : s.key === 'steady' ? 1000 * jitter(0.005) : 1000 * jitter(0.3);
+          await new Promise((resolve) => setTimeout(resolve, 10));
           return { main: { requestsPerSecond: rps, serverCpuUsPerRequest: 1e6 / rps, machine: null } };
         };
-        const { visits, stopped } = await runRounds(subjects, {
+        const called = Date.now();
+        const { visits, stopped, began, visitSeconds } = await runRounds(subjects, {
           anchor: 'js',
           minRounds: 3,
           maxRounds: 6,
           stop: stopRule({ cpu: 0.05, rps: 0.1 }),
           measure,
         });
+        // What the rounds took, for the report's estimate of a longer run: each visit 10 ms and a little more.
+        assert.ok(began >= called && began - called < 1000, `${began - called} ms`);
+        assert.ok(visitSeconds >= 0.01 && visitSeconds < 0.5, String(visitSeconds));
         assert.equal(stopped.get('steady').rounds, 3);
         assert.match(stopped.get('steady').reason, /^converged: CPU ±\d\.\d%, req\/s ±\d\.\d%$/);
         assert.deepEqual(stopped.get('noisy'), { rounds: 6, reason: 'round cap' });
@@ -488,6 +499,17 @@ describe('bench harness parts', () => {
       assert.match(md, /^\| napi \| 1 \| .* \| converged: CPU ±4\.6%, req\/s ±4\.3% \|$/m);
       assert.match(md, /The 3 that left on the budget or the cap would need roughly 12 to 14 rounds in all at/);
       assert.doesNotMatch(md, /index: probe/, 'a run made before the probe has no column for it');
+      assert.doesNotMatch(md, /At this run's pace/, 'a run that did not time its rounds gives no length');
+      // Timed rounds: each tier until it converged or had its rounds (10 converged in 60 visits; 14 + 12 + 13),
+      // the anchor twice in each of 14 rounds: 127 visits of 6 s after 3 minutes, 15.7 minutes.
+      const data = JSON.parse(fs.readFileSync(path.join(dir, 'results.json'), 'utf8'));
+      Object.assign(data.rounds[0], { setupSeconds: 180, visitSeconds: 6 });
+      const timed = render(data)['report.md'];
+      assert.match(timed, /At this run's pace \(6\.0 s a visit, 3\.0 minutes to start and warm the servers\), a run/);
+      assert.match(timed, /would take about 16 minutes: `--budget 16`\./);
+      // Rounds past the cap: the option that lifts it too.
+      data.settings.tolerance = { cpu: 0.02, rps: 0.1 };
+      assert.match(render(data)['report.md'], /about \d+ minutes: `--budget \d+ --max-rounds \d+`\./);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
