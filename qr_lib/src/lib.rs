@@ -8,11 +8,13 @@
 //! its order: `symbol` (segments and data bits, Reed-Solomon, placement,
 //! mask) makes a [`stages::Symbol`], `raster` draws it as an [`stages::Image`],
 //! `png` (with its `deflate`) writes the file. A stage reads the types of
-//! the stages before it and the shared `limits`, never a later stage.
+//! the stages before it and the shared `limits` and `kept`, never a later
+//! stage.
 
 use std::cell::Cell;
 
 mod error;
+mod kept;
 mod limits;
 mod png;
 mod raster;
@@ -55,13 +57,10 @@ pub fn generate_qr_code(text: &str) -> Result<Vec<u8>, QrError> {
     }
     validate_text(text)?;
     let symbol = symbol::encode(text.as_bytes())?;
-    BUFFERS.with(|buffers| {
-        let (image, mut out) = buffers.take();
-        let image = raster::redraw(&symbol, image);
-        png::encode_gray1_in(&image, &mut out);
-        let png = out.to_vec();
-        buffers.set((image, out));
-        Ok(png)
+    kept::with_kept(&BUFFERS, |(image, out)| {
+        *image = raster::redraw(&symbol, std::mem::take(image));
+        png::encode_gray1_in(image, out);
+        Ok(out.to_vec())
     })
 }
 
@@ -69,8 +68,7 @@ thread_local! {
     /// The image and the PNG being written, kept from call to call: the two
     /// largest buffers of a call (over a kilobyte, past the allocator's fast
     /// path) are allocated once per thread, and the PNG returned is one
-    /// allocation of its own size. (Were a call re-entered, the inner one
-    /// would find them taken and allocate its own.)
+    /// allocation of its own size (see `kept`).
     static BUFFERS: Cell<(raster::Image, Vec<u8>)> = Cell::default();
 }
 

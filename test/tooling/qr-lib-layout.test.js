@@ -13,8 +13,9 @@ const path = require('node:path');
 const SRC = path.join(__dirname, '..', '..', 'qr_lib', 'src');
 const MAX_LINES = 500;
 // The crate's top-level modules in pipeline order; `lib.rs` composes them.
-const STAGES = ['limits', 'error', 'symbol', 'raster', 'png'];
-const SHARED = new Set(['limits', 'error']);
+// The shared ones (limits, errors, buffers kept per thread) serve any stage.
+const STAGES = ['limits', 'error', 'kept', 'symbol', 'raster', 'png'];
+const SHARED = new Set(['limits', 'error', 'kept']);
 // png/deflate's files in the order the encoder runs them (equal ranks are
 // independent helpers); `mod.rs` composes them and `tests.rs` tests the whole.
 const DEFLATE = {

@@ -27,6 +27,7 @@ mod segments;
 
 pub use reference::encode_bits;
 
+use crate::kept::with_kept;
 use crate::limits::MAX_VERSION;
 use crate::QrError;
 
@@ -62,26 +63,22 @@ pub struct DataCodewords {
 
 /// The segmentation and data-encoding stage.
 pub fn segment(data: &[u8]) -> Result<DataCodewords, QrError> {
-    SEGMENTS.with(|buffers| {
-        let (mut parsed, mut merged) = buffers.take();
-        segments::parse(data, &mut parsed);
-        let fits = optimal_segments(|range| merge::merge(&parsed, range, &mut merged));
-        let words = fits.and_then(|(version, capacity_bits)| match version {
+    with_kept(&SEGMENTS, |(parsed, merged)| {
+        segments::parse(data, parsed);
+        let fits = optimal_segments(|range| merge::merge(parsed, range, merged));
+        fits.and_then(|(version, capacity_bits)| match version {
             Version::Normal(number) if number <= MAX_VERSION => Ok(DataCodewords {
                 version: number,
-                words: data_bits::data_codewords(data, &merged, version, capacity_bits)?,
+                words: data_bits::data_codewords(data, merged, version, capacity_bits)?,
             }),
             _ => Err(QrError::EncodingFailed),
-        });
-        buffers.set((parsed, merged));
-        words
+        })
     })
 }
 
 thread_local! {
     /// The parsed and the merged segments, kept from call to call, as the
-    /// other per-call buffers are (see `generate_qr_code`). (Were a call
-    /// re-entered, the inner one would find them taken and allocate its own.)
+    /// other per-call buffers are (see `kept`).
     static SEGMENTS: Cell<(Vec<Segment>, Vec<Segment>)> = Cell::default();
 }
 

@@ -62,20 +62,22 @@ pub fn zlib(out: &mut Vec<u8>, image: &Image) {
         "a scanline holds a filter byte and pixels"
     );
     out.extend_from_slice(&[0x78, 0xDA]); // deflate, 32K window, "best" level
-    SCRATCH.with(|scratch| {
-        // Nothing in here calls back into `zlib`; were it ever re-entered,
-        // the inner call would work in a buffer of its own.
-        match scratch.try_borrow_mut() {
-            Ok(mut scratch) => {
-                parse(image, &mut scratch);
-                write_block(out, &scratch.tokens, image);
-            }
-            Err(_) => {
-                let mut own = Scratch::default();
-                parse(image, &mut own);
-                write_block(out, &own.tokens, image);
-            }
-        }
+    let mut deflate = |scratch: &mut Scratch| {
+        parse(image, scratch);
+        write_block(out, &scratch.tokens, image);
+    };
+    // The scratch is kept in a `RefCell`, not taken out of a `Cell` as the
+    // other buffers are (see `kept`): its default allocates its 4 KiB of
+    // chains. Nothing in here calls back into `zlib`; were it re-entered, or
+    // called while the thread's locals are destroyed, it would work in a
+    // scratch of its own.
+    let kept = SCRATCH.try_with(|kept| {
+        kept.try_borrow_mut()
+            .map(|mut scratch| deflate(&mut scratch))
+            .is_ok()
     });
+    if kept != Ok(true) {
+        deflate(&mut Scratch::default());
+    }
     out.extend_from_slice(&adler32(image).to_be_bytes());
 }
