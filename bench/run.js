@@ -354,7 +354,7 @@ async function stopSubjects(subjects) {
 }
 
 /** One worker count's interleaved rounds, each subject's row, and why it stopped. */
-async function measureRounds(subjects, { workers, oneConnection, anchor, since }, options, log) {
+async function measureRounds(subjects, { workers, oneConnection, anchor, since, starting }, options, log) {
   const { visits, stopped, began, visitSeconds } = await runRounds(subjects, {
     anchor,
     minRounds: options.minRounds,
@@ -401,8 +401,9 @@ async function measureRounds(subjects, { workers, oneConnection, anchor, since }
     );
     return { subject: s, row };
   });
-  // What the rounds took: the report's estimate of a run long enough for the intervals the rule asks.
-  const setupSeconds = (began - since) / 1000;
+  // The seconds before the first visit (the servers started and warmed) and a
+  // visit's mean: the report's estimate of a run long enough for the intervals.
+  const setupSeconds = (began - starting) / 1000;
   return { rows, rounds: { workers, anchor, setupSeconds, visitSeconds, rounds: summary.rounds } };
 }
 
@@ -430,11 +431,13 @@ async function main() {
   let baselineMax;
   for (const workers of options.workers) {
     const first = workers === options.workers[0];
+    const starting = Date.now();
     const subjects = await startSubjects(tierPlan(first, anchor, options), workers, options, log);
     try {
       // The per-call cost does not depend on the worker count: c=1 at the first only.
       const since = first ? started.getTime() : Date.now();
-      const measured = await measureRounds(subjects, { workers, oneConnection: first, anchor, since }, options, log);
+      const group = { workers, oneConnection: first, anchor, since, starting };
+      const measured = await measureRounds(subjects, group, options, log);
       rounds.push(measured.rounds);
       results.push(...measured.rows.map(({ row }) => row));
       keepPartial(options.out, { results, crossLine, crossRuntime, rounds });
@@ -474,7 +477,7 @@ async function main() {
       try {
         const measured = await measureRounds(
           lineSubjects,
-          { workers, oneConnection: false, anchor, since },
+          { workers, oneConnection: false, anchor, since, starting: since },
           options,
           log,
         );
@@ -492,7 +495,7 @@ async function main() {
       const since = Date.now();
       const runtimeSubjects = await startSubjects(runtimePlan(anchor, options), workers, options, log);
       try {
-        const group = { workers, oneConnection: true, anchor, since };
+        const group = { workers, oneConnection: true, anchor, since, starting: since };
         const measured = await measureRounds(runtimeSubjects, group, options, log);
         rounds.push({ ...measured.rounds, runtimes: true });
         for (const { subject, row } of measured.rows) {

@@ -190,27 +190,37 @@ function needLine(rows, settings, group) {
 }
 
 /**
- * " At this run's pace (...), a run that gave each tier those rounds would take about M minutes: `--budget M`.":
- * every tier visited until it converged or had the rounds its spread needs, the anchor twice a round throughout,
- * each visit as long as this run's were on average, after this run's start and warm-up of the servers.
+ * " At this run's pace (...), the default rounds would give every tier those rounds by about M minutes after
+ * the run began: `--budget M`.": each tier visited until it converged, or for the rounds its spread needs (all
+ * of them where no spread describes it: two modes), the anchor twice a round, each visit as long as this run's
+ * were on average, after this run's start and warm-up of the servers, and one round more of margin (a round that
+ * would end past the budget does not start). Options only for the limits that stopped this run short; nothing
+ * for a run of fixed rounds.
  */
 function longerRun(rows, settings, group, rounds) {
-  if (!Number.isFinite(group?.visitSeconds) || !Number.isFinite(group?.setupSeconds) || rounds >= ROUNDS_CAP) return '';
+  const { visitSeconds, setupSeconds } = group ?? {};
+  if (!Number.isFinite(visitSeconds) || !Number.isFinite(setupSeconds) || rounds >= ROUNDS_CAP) return '';
+  if (settings.minRounds === settings.maxRounds) return '';
   const anchor = anchorOf(settings);
-  const visits = rows
+  const own = rows
     .filter((r) => r.tier !== anchor)
-    .reduce((sum, r) => {
-      const own = r.stop?.reason.startsWith('converged')
-        ? r.stop.rounds
-        : (roundsNeeded(r, settings.tolerance) ?? rounds);
-      return sum + Math.min(own, rounds);
-    }, 2 * rounds);
-  const minutes = Math.ceil((group.setupSeconds + visits * group.visitSeconds) / 60);
-  const options = [`--budget ${minutes}`, ...(rounds > settings.maxRounds ? [`--max-rounds ${rounds}`] : [])];
+    .map((r) =>
+      Math.min(
+        rounds,
+        r.stop?.reason.startsWith('converged') ? r.stop.rounds : (roundsNeeded(r, settings.tolerance) ?? rounds),
+      ),
+    );
+  const visits = own.reduce((sum, n) => sum + n, 2 * rounds);
+  const lastRound = 2 + own.filter((n) => n === rounds).length;
+  const minutes = Math.ceil((setupSeconds + (visits + lastRound) * visitSeconds) / 60);
+  const options = [
+    ...(minutes > settings.budgetMinutes ? [`--budget ${minutes}`] : []),
+    ...(rounds > settings.maxRounds ? [`--max-rounds ${rounds}`] : []),
+  ];
   return (
-    ` At this run's pace (${fmt(group.visitSeconds, 1)} s a visit, ${fmt(group.setupSeconds / 60, 1)} minutes to ` +
-    `start and warm the servers), a run that gave each tier those rounds would take about ${minutes} minutes: ` +
-    `\`${options.join(' ')}\`.`
+    ` At this run's pace (${fmt(visitSeconds, 1)} s a visit, ${fmt(setupSeconds / 60, 1)} minutes to start and ` +
+    `warm the servers), the default rounds would give every tier those rounds by about ${minutes} minutes after ` +
+    `the run began${options.length ? `: \`${options.join(' ')}\`` : ''}.`
   );
 }
 

@@ -6,6 +6,7 @@
 use std::cell::RefCell;
 use std::sync::mpsc::{channel, Sender};
 use std::thread;
+use std::time::Duration;
 
 const TEXT: &str = "https://example.com/a/b?c=1";
 
@@ -37,5 +38,6 @@ fn a_call_from_a_destructor_at_thread_exit_answers() {
     })
     .join()
     .unwrap();
-    assert_eq!(receiver.recv().unwrap(), expected);
+    let from_the_destructor = receiver.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert_eq!(from_the_destructor, expected);
 }

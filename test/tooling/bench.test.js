@@ -501,15 +501,23 @@ describe('bench harness parts', () => {
       assert.doesNotMatch(md, /index: probe/, 'a run made before the probe has no column for it');
       assert.doesNotMatch(md, /At this run's pace/, 'a run that did not time its rounds gives no length');
       // Timed rounds: each tier until it converged or had its rounds (10 converged in 60 visits; 14 + 12 + 13),
-      // the anchor twice in each of 14 rounds: 127 visits of 6 s after 3 minutes, 15.7 minutes.
+      // the anchor twice in each of 14 rounds, and one round more (the anchor and axum-proxy): 130 visits of 6 s
+      // after 3 minutes, 16 minutes, past the budget of 14 this run had.
       const data = JSON.parse(fs.readFileSync(path.join(dir, 'results.json'), 'utf8'));
       Object.assign(data.rounds[0], { setupSeconds: 180, visitSeconds: 6 });
-      const timed = render(data)['report.md'];
-      assert.match(timed, /At this run's pace \(6\.0 s a visit, 3\.0 minutes to start and warm the servers\), a run/);
-      assert.match(timed, /would take about 16 minutes: `--budget 16`\./);
-      // Rounds past the cap: the option that lifts it too.
-      data.settings.tolerance = { cpu: 0.02, rps: 0.1 };
-      assert.match(render(data)['report.md'], /about \d+ minutes: `--budget \d+ --max-rounds \d+`\./);
+      const longer = () => render(data)['report.md'].match(/ At this run's pace .*$/m)?.[0];
+      assert.equal(
+        longer(),
+        " At this run's pace (6.0 s a visit, 3.0 minutes to start and warm the servers), the default rounds would " +
+          'give every tier those rounds by about 16 minutes after the run began: `--budget 16`.',
+      );
+      data.settings.maxRounds = 12;
+      assert.match(longer(), /about 16 minutes after the run began: `--budget 16 --max-rounds 14`\.$/);
+      // Options only for the limits that stopped this run; none for a run of fixed rounds.
+      Object.assign(data.settings, { budgetMinutes: 20, maxRounds: 20 });
+      assert.match(longer(), /about 16 minutes after the run began\.$/);
+      Object.assign(data.settings, { minRounds: 11, maxRounds: 11 });
+      assert.equal(longer(), undefined);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

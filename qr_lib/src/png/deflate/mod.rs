@@ -68,15 +68,15 @@ pub fn zlib(out: &mut Vec<u8>, image: &Image) {
     };
     // The scratch is kept in a `RefCell`, not taken out of a `Cell` as the
     // other buffers are (see `kept`): its default allocates its 4 KiB of
-    // chains. Nothing in here calls back into `zlib`; were it re-entered, or
-    // called while the thread's locals are destroyed, it would work in a
-    // scratch of its own.
-    let kept = SCRATCH.try_with(|kept| {
-        kept.try_borrow_mut()
+    // hash buckets. Nothing in here calls back into `zlib`; were it
+    // re-entered, or called after the thread's locals were destroyed, it
+    // would work in a scratch of its own.
+    let used_kept = SCRATCH.try_with(|cell| {
+        cell.try_borrow_mut()
             .map(|mut scratch| deflate(&mut scratch))
             .is_ok()
     });
-    if kept != Ok(true) {
+    if used_kept != Ok(true) {
         deflate(&mut Scratch::default());
     }
     out.extend_from_slice(&adler32(image).to_be_bytes());
