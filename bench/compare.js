@@ -20,7 +20,7 @@ const USAGE = `Usage: tier-bench-compare OLD.json NEW.json [options]   (here: no
 
   --rps F          how far a req/s ratio may move (default: 0.10)
   --cpu F          how far a CPU-per-request ratio may move (default: 0.05)
-  --any-machine    compare reports from different CPUs, core counts or memory`;
+  --any-machine    compare reports from different CPUs, core counts, memory or kernels`;
 
 // [figure, ratio name in results, tolerance option]
 const RATIOS = [

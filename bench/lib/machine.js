@@ -58,9 +58,12 @@ function describeMachine(serverNode) {
   };
 }
 
-/** Whether two reports come from the same kind of machine: what a ratio depends on. */
+/**
+ * Whether two reports come from the same kind of machine: what a ratio depends on. The kernel is part of it: a
+ * VM of the same CPU name on another kernel build is another host, and can run the tiers at other ratios.
+ */
 function sameMachine(a, b) {
-  const keys = ['cpu', 'cores', 'memoryGB'];
+  const keys = ['cpu', 'cores', 'memoryGB', 'kernel'];
   const differ = keys.filter((k) => a?.[k] !== b?.[k]);
   return { same: differ.length === 0, differ: differ.map((k) => `${k}: ${a?.[k]} vs ${b?.[k]}`) };
 }

@@ -298,6 +298,20 @@ describe('the README and the committed report', () => {
     }
   });
 
+  it('compares the committed runs of one host, and refuses those of another kernel', () => {
+    const compare = (older, newer) =>
+      spawnSync(process.execPath, [COMPARE, `bench/results/${older}`, `bench/results/${newer}`], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      });
+    const longer = compare('noisy-day', 'noisy-day/longer');
+    assert.equal(longer.status, 0, longer.stdout);
+    assert.match(longer.stdout, /^28 comparisons: 0 of 28 ratios moved/m);
+    const otherHost = compare('fresh-clone', 'noisy-day');
+    assert.equal(otherHost.status, 2);
+    assert.match(otherHost.stderr, /different machines \(kernel: 6\.18\.44-fc-v657 vs 6\.18\.44-fc-v595\)/);
+  });
+
   it('quotes no benchmark figure outside that summary', () => {
     const outside = text.replace(readme.extract(text), '');
     // A measured rate or cost per request: "12,744 req/s", "88.3 us/req", "66.1 us of CPU".
