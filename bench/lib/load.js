@@ -198,10 +198,9 @@ if (require.main === module) {
   });
 }
 
-/** Forks one load process; `cpus` pins it (all its threads) with taskset. */
-function forkLoad(cpus) {
-  const pinned = cpus ? { execPath: 'taskset', execArgv: ['-c', cpus, process.execPath] } : {};
-  return fork(__filename, [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...pinned });
+/** Forks one load process. */
+function forkLoad() {
+  return fork(__filename, [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
 
 /** Splits `n` into `parts` integers that differ by at most one. */
@@ -216,17 +215,17 @@ function split(n, parts) {
  * `onMeasureEnd` when the last of them stops counting answers.
  * @param {string} url
  * @param {LoadJob} job
- * @param {{ processes?: number, cpus?: string, onTick?: (second: number, counter: number) => void,
+ * @param {{ processes?: number, onTick?: (second: number, counter: number) => void,
  *   onMeasureStart?: () => void, onMeasureEnd?: () => void }} [options]
  */
-function runLoad(url, job, { processes = 1, cpus, onTick, onMeasureStart, onMeasureEnd } = {}) {
+function runLoad(url, job, { processes = 1, onTick, onMeasureStart, onMeasureEnd } = {}) {
   const shares = split(job.connections, Math.min(processes, job.connections));
   let started = false;
   let measuring = shares.length;
   const runs = shares.map(
     (connections) =>
       new Promise((resolve, reject) => {
-        const child = forkLoad(cpus);
+        const child = forkLoad();
         let result = null;
         child.on('message', (/** @type {LoadMessage} */ msg) => {
           if (msg.type === 'measuring' && !started) {

@@ -30,7 +30,7 @@ const hasWrk = () => !spawnSync('wrk', ['-v']).error;
  * wrk on the same server, paths and connections: a second load generator's view
  * (whole seconds: wrk takes no fraction).
  */
-function wrk(url, { paths, connections, seconds, cpus }) {
+function wrk(url, { paths, connections, seconds }) {
   const lua = path.join(os.tmpdir(), `tier-bench-${process.pid}.lua`);
   fs.writeFileSync(
     lua,
@@ -52,9 +52,7 @@ function wrk(url, { paths, connections, seconds, cpus }) {
   ];
   const cpuBefore = reapedChildrenCpuSeconds();
   try {
-    const out = execFileSync(cpus ? 'taskset' : 'wrk', cpus ? ['-c', cpus, 'wrk', ...args] : args, {
-      encoding: 'utf8',
-    });
+    const out = execFileSync('wrk', args, { encoding: 'utf8' });
     const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
     return {
       requestsPerSecond: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]),
@@ -114,11 +112,11 @@ function figures(load, window, machine, extra = {}) {
  * A meter on a started server (`server.child` the root of its tree):
  * `window(job)` runs one load job and returns its figures.
  * @param {{ child: import('node:child_process').ChildProcess, url: string }} server
- * @param {{ entry: { launcher?: boolean }, workers: number, clientCpus?: string, loadProcesses?: number,
+ * @param {{ entry: { launcher?: boolean }, workers: number,
  *   log?: (line: string, transient?: boolean) => void }} options
  */
-function createMeter(server, { entry, workers, clientCpus, loadProcesses, log }) {
-  const sampler = createSampler(server.child.pid, { includeRoot: !entry.launcher, cpus: clientCpus });
+function createMeter(server, { entry, workers, log }) {
+  const sampler = createSampler(server.child.pid, { includeRoot: !entry.launcher });
   /**
    * @param {import('./load').LoadJob} job
    * @param {{ label?: string, eventLoop?: boolean, probe?: boolean }} [options] `probe`: time the speed probe
@@ -141,13 +139,7 @@ function createMeter(server, { entry, workers, clientCpus, loadProcesses, log })
       ended = begun.then(() => sampler.end());
     };
     const onTick = (second, rps) => log?.(`${label}: ${second}/${job.warmup + job.duration} s, ${rps} req/s`, true);
-    const load = await runLoad(server.url, job, {
-      processes: job.connections > 1 ? loadProcesses : 1,
-      cpus: clientCpus,
-      onTick,
-      onMeasureStart,
-      onMeasureEnd,
-    });
+    const load = await runLoad(server.url, job, { onTick, onMeasureStart, onMeasureEnd });
     const sampled = await ended;
     const machine = cpuShares(ticks, ticksEnd);
     const eventLoopDelayMs = eventLoop ? await readEventLoop(server.url, workers) : undefined;
@@ -155,8 +147,7 @@ function createMeter(server, { entry, workers, clientCpus, loadProcesses, log })
   };
   // wrk, while the subject runs: a second, cheaper load generator's req/s
   // for a visit whose autocannon was the limit.
-  const wrkVisit = ({ paths, connections, seconds }) =>
-    wrk(server.url, { paths, connections, seconds, cpus: clientCpus });
+  const wrkVisit = ({ paths, connections, seconds }) => wrk(server.url, { paths, connections, seconds });
   return { url: server.url, window, wrk: wrkVisit, close: () => sampler.close() };
 }
 
@@ -191,14 +182,14 @@ async function visit(meter, { label, connections, paths, warmup, duration, oneCo
  * against connections (`main` and `single` are its c=connections and c=1 points).
  * @param {ReturnType<typeof createMeter>} meter
  * @param {{ tier: string, config: import('./tier-config').BenchConfig, curves: object, connections: number,
- *   paths: string[], clientCpus?: string, main: object, single: object, baselineMax: number }} options
+ *   paths: string[], main: object, single: object, baselineMax: number }} options
  */
-async function curvesOf(meter, { tier, config, curves, connections, paths, clientCpus, main, single, baselineMax }) {
+async function curvesOf(meter, { tier, config, curves, connections, paths, main, single, baselineMax }) {
   const { curveWarmup: cw, curveDuration: cd } = curves;
   const result = {};
   if (hasWrk())
     result.crossCheck = {
-      wrk: wrk(meter.url, { paths, connections, seconds: curves.wrkSeconds, cpus: clientCpus }),
+      wrk: wrk(meter.url, { paths, connections, seconds: curves.wrkSeconds }),
       autocannon: main.requestsPerSecond,
     };
   result.lengthCurve = [];

@@ -72,13 +72,11 @@ if (require.main === module) {
  * A sampler for the tree under `root`: `measure(fn)` runs fn between a
  * 'begin' and an 'end' and resolves with fn's result and the window's figures.
  * @param {number} root
- * @param {{ includeRoot?: boolean, cpus?: string }} [options]
+ * @param {{ includeRoot?: boolean }} [options]
  */
-function createSampler(root, { includeRoot = true, cpus } = {}) {
-  const pinned = cpus ? { execPath: 'taskset', execArgv: ['-c', cpus, process.execPath] } : {};
+function createSampler(root, { includeRoot = true } = {}) {
   const child = fork(__filename, [String(root), String(includeRoot)], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    ...pinned,
   });
   const reply = (type) =>
     new Promise((resolve, reject) => {
