@@ -164,9 +164,21 @@ function verdictLines(report, out) {
       ` took ${minutes} minutes: ${rounds} interleaved rounds at most; ${converged} of ${others.length} tiers ` +
       `stopped with their ratios' 95% intervals within ±${fmt(settings.tolerance.cpu * 100, 0)}% (CPU per request) ` +
       `and ±${fmt(settings.tolerance.rps * 100, 0)}% (req/s).` +
-      needLine(w1, settings, report.rounds?.[0]),
+      needLine(w1, settings, report.rounds?.[0]) +
+      modesLine(others),
     '',
   );
+}
+
+/** " The rounds of `a` and `b` fall into two modes: ...": the tiers neither count above takes in; or nothing. */
+function modesLine(rows) {
+  const names = rows
+    .filter((r) => r.ratios?.serverCpuUsPerRequest?.modes || r.ratios?.requestsPerSecond?.modes)
+    .map((r) => `\`${r.tier}\``);
+  if (!names.length) return '';
+  const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+  const which = names.length === 1 ? 'it, and its row gives' : 'them, and each row gives';
+  return ` The rounds of ${list} fall into two modes: no single figure or interval describes ${which} both.`;
 }
 
 /**

@@ -499,6 +499,19 @@ describe('bench harness parts', () => {
     );
     const { interval } = require('../../bench/lib/report');
     assert.match(interval(ratioStatsOf(bimodal)), /^two modes: 0\.92x \(5 rounds\), 1\.10x \(5\)$/);
+    // The verdict line accounts for such a tier too: neither converged nor given a number of rounds.
+    const data = JSON.parse(fs.readFileSync(path.join(ROOT, 'bench/results/fresh-clone/results.json'), 'utf8'));
+    const verdict = () => render(data)['report.md'].split('\n')[2];
+    assert.doesNotMatch(verdict(), /two modes/);
+    data.results.find((r) => r.tier === 'axum-rpc' && r.workers === 1).ratios.requestsPerSecond = ratioStatsOf(bimodal);
+    assert.match(verdict(), /The 2 that left on the budget or the cap would need roughly/);
+    assert.ok(
+      verdict().endsWith(
+        ' The rounds of `axum-rpc` fall into two modes: ' +
+          'no single figure or interval describes it, and its row gives both.',
+      ),
+      verdict(),
+    );
   });
 
   it('says how many rounds a spread would need, beside each tier that left before its interval closed', () => {
