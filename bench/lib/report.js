@@ -170,15 +170,15 @@ function verdictLines(report, out) {
   );
 }
 
-/** " The rounds of `a` and `b` fall into two modes: ...": the tiers neither count above takes in; or nothing. */
+/** " The rounds of `a` and `b` fall into two modes, ...": the tiers neither count above takes in; or nothing. */
 function modesLine(rows) {
   const names = rows
     .filter((r) => r.ratios?.serverCpuUsPerRequest?.modes || r.ratios?.requestsPerSecond?.modes)
     .map((r) => `\`${r.tier}\``);
   if (!names.length) return '';
   const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
-  const which = names.length === 1 ? 'it, and its row gives' : 'them, and each row gives';
-  return ` The rounds of ${list} fall into two modes: no single figure or interval describes ${which} both.`;
+  const which = names.length === 1 ? 'that tier' : 'those tiers';
+  return ` The rounds of ${list} fall into two modes, so no single figure or interval describes ${which}.`;
 }
 
 /**

@@ -503,12 +503,20 @@ describe('bench harness parts', () => {
     const data = JSON.parse(fs.readFileSync(path.join(ROOT, 'bench/results/fresh-clone/results.json'), 'utf8'));
     const verdict = () => render(data)['report.md'].split('\n')[2];
     assert.doesNotMatch(verdict(), /two modes/);
-    data.results.find((r) => r.tier === 'axum-rpc' && r.workers === 1).ratios.requestsPerSecond = ratioStatsOf(bimodal);
+    const row = (tier) => data.results.find((r) => r.tier === tier && r.workers === 1);
+    row('axum-rpc').ratios.requestsPerSecond = ratioStatsOf(bimodal);
     assert.match(verdict(), /The 2 that left on the budget or the cap would need roughly/);
     assert.ok(
       verdict().endsWith(
-        ' The rounds of `axum-rpc` fall into two modes: ' +
-          'no single figure or interval describes it, and its row gives both.',
+        ' The rounds of `axum-rpc` fall into two modes, so no single figure or interval describes that tier.',
+      ),
+      verdict(),
+    );
+    row('axum-proxy').ratios.serverCpuUsPerRequest = ratioStatsOf(bimodal);
+    assert.ok(
+      verdict().endsWith(
+        ' The rounds of `axum-proxy` and `axum-rpc` fall into two modes, so no single figure or interval describes ' +
+          'those tiers.',
       ),
       verdict(),
     );
