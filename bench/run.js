@@ -9,6 +9,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { createMeter, visit, curvesOf, meanBodyBytes, closed } = require('./lib/measure');
+const { createLoad } = require('./lib/load');
 const { runRounds, summarize, stopRule } = require('./lib/rounds');
 const { isLowerBound } = require('./lib/limit');
 const { freeze, thaw } = require('./lib/freeze');
@@ -28,21 +29,26 @@ const RATE_FRACTIONS = [0.25, 0.5, 0.9];
 // within ±10%, or at the cap, or when the next round would end past the time
 // budget, counted from the start of the run (servers started and warmed
 // included). On a shared VM the spread is between visits, not within one, so
-// visits are short and rounds many: 2 s of warm-up (a resumed tier takes a
-// second or more to regain its pace; shorter warm-ups read some tiers
-// costlier, see CHANGELOG.md) and 2 s measured, then one connection for 1 s.
+// visits are short and rounds many: 1 s of warm-up (enough with the load
+// processes kept warm for the whole run, lib/load.js; the report checks it on
+// every run) and 2 s measured, then one connection for 1 s.
 // See docs/benchmark.md, "How a run works".
 const MIN_ROUNDS = 5;
 const MAX_ROUNDS = 20;
 const BUDGET_MINUTES = 14;
 const TOLERANCE = { cpu: 0.05, rps: 0.1 };
-const WARMUP_S = 2;
+const WARMUP_S = 1;
 const DURATION_S = 2;
 const ONE_CONNECTION = { warmup: 0.25, duration: 1 };
 // Each tier on two server processes, visited in turn (lib/rounds.js), each
 // warmed for half of what one server was.
 const SERVERS_PER_TIER = 2;
 const PREWARM_S = 5;
+// Then, once every server has started and been stopped, each once more for
+// as long as a visit's closed-loop window: a server's first visit after its
+// first stop read a tier 6% costlier against js than its later ones, over the
+// runs of 2026-11-26 to 12-01 (CHANGELOG.md); its second visit read none.
+const REWARM_S = 3;
 
 // V8's memory reducer shrinks the heap of a process that has gone 100 s
 // without a full GC (its watchdog). A server stopped between its visits looks
@@ -161,6 +167,7 @@ function parseOptions(argv) {
     // Servers on V8 cost 10-15% more CPU per request after
     // some seconds of load than in their first (V8 and heap settling).
     prewarm: quick ? 0 : PREWARM_S,
+    rewarm: quick ? 0 : REWARM_S,
     // Two short rounds check that every part runs; a second server per tier buys them nothing.
     serversPerTier: quick ? 1 : SERVERS_PER_TIER,
     oneConnection: quick ? { warmup: 0, duration: 0.5 } : ONE_CONNECTION,
@@ -193,7 +200,10 @@ function commonSettings(options) {
     ).trim(),
     connections: options.connections,
     warmup: options.warmup,
+    // The load processes live for the whole run (lib/load.js); reports before them forked one per window.
+    loadKept: true,
     prewarm: options.prewarm,
+    rewarm: options.rewarm,
     serversPerTier: options.serversPerTier,
     duration: options.duration,
     config: path.relative(process.cwd(), options.config.file),
@@ -302,8 +312,8 @@ function runtimePlan(anchor, options) {
 }
 
 /**
- * Starts the servers of each subject of `plan`, warms each, reads the body bytes, and freezes them.
- * `servers[0]` is the one the curves measure.
+ * Starts the servers of each subject of `plan`, warms each, reads the body bytes, and freezes them; then
+ * warms each once more after its stop (`options.rewarm`). `servers[0]` is the one the curves measure.
  */
 async function startSubjects(plan, workers, options, log) {
   const { config, paths, connections } = options;
@@ -324,12 +334,24 @@ async function startSubjects(plan, workers, options, log) {
         // Listed before anything else can fail, so that stopSubjects stops it.
         const started = { server, meter: null, root: server.child.pid };
         subject.servers.push(started);
-        const meter = createMeter(server, { entry: s.entry, workers, log });
+        const meter = createMeter(server, { entry: s.entry, workers, load: options.load, log });
         started.meter = meter;
         const first = options.prewarm || options.warmup;
         if (first) await meter.window(closed(connections, paths, 0, first), { label: `${s.key} warm-up` });
         subject.meanBodyBytes ??= await meanBodyBytes(server.url, paths);
         freeze(server.child.pid);
+      }
+    }
+    if (options.rewarm) {
+      for (const s of subjects) {
+        for (const { meter, root } of s.servers) {
+          thaw(root);
+          try {
+            await meter.window(closed(connections, paths, 0, options.rewarm), { label: `${s.key} warm-up again` });
+          } finally {
+            freeze(root);
+          }
+        }
       }
     }
   } catch (err) {
@@ -420,6 +442,17 @@ async function main() {
     const data = JSON.parse(fs.readFileSync(path.join(options.render, 'results.json'), 'utf8'));
     return writeRendered(options.render, data, report.render, options.readme);
   }
+  // One set of load processes for the whole run, warm from window to window (lib/load.js).
+  options.load = createLoad();
+  try {
+    await measureAll(options);
+  } finally {
+    options.load.close();
+  }
+}
+
+/** Every group of rounds `options` asks for, then the report. */
+async function measureAll(options) {
   const { paths, config } = options;
   const anchor = options.tiers.includes(config.baseline) ? config.baseline : options.tiers[0];
   const log = (line, partial) => process.stderr.write(`\r\x1b[K${line}${partial ? '' : '\n'}`);

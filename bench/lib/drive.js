@@ -14,15 +14,31 @@ const STOP_CHECK_MS = 100;
  * Drives `url` for warmup + duration seconds and records only responses after
  * the warm-up, so connection set-up is not measured. `onMeasureStart` and
  * `onMeasureEnd` bracket the responses counted: `duration` seconds, timed
- * here, not rounded to autocannon's ticks.
+ * here, not rounded to autocannon's ticks. With `head`, `onHeadEnd` fires
+ * `head` seconds into the measured window, and the 2xx answers counted by
+ * then are `headResponses`: whether the window's start ran at the pace of
+ * its rest, that is, whether the warm-up was long enough.
  * @param {string} url
  * @param {{ connections: number, warmup: number, duration: number, paths: string[], timeout?: number,
- *   onTick?: (second: number, counter: number) => void, onMeasureStart?: () => void, onMeasureEnd?: () => void,
+ *   head?: number, onTick?: (second: number, counter: number) => void, onMeasureStart?: () => void,
+ *   onHeadEnd?: () => void, onMeasureEnd?: () => void,
  *   keepLatencies?: boolean }} options
  */
 function drive(
   url,
-  { connections, warmup, duration, paths, timeout = 10, onTick, onMeasureStart, onMeasureEnd, keepLatencies = true },
+  {
+    connections,
+    warmup,
+    duration,
+    paths,
+    timeout = 10,
+    head = 0,
+    onTick,
+    onMeasureStart,
+    onHeadEnd,
+    onMeasureEnd,
+    keepLatencies = true,
+  },
 ) {
   return new Promise((resolve, reject) => {
     // 2xx answers' latencies apart from the others': a fast 503 is no service.
@@ -32,10 +48,20 @@ function drive(
     let measuring = false;
     let measureStart = 0n;
     let measured = 0;
+    const split = head > 0 && head < duration;
+    let headResponses = null;
+    let headSeconds = 0;
+    let headTimer = null;
+    const endHead = () => {
+      headResponses = stats.responses - stats.non2xx;
+      headSeconds = Number(process.hrtime.bigint() - measureStart) / 1e9;
+      onHeadEnd?.();
+    };
     const startMeasuring = () => {
       measuring = true;
       measureStart = process.hrtime.bigint();
       onMeasureStart?.();
+      if (split) headTimer = setTimeout(endHead, head * 1000);
     };
     // First: the answers still in flight are dropped, and the server's work
     // on them must not be billed to the answers counted.
@@ -76,6 +102,7 @@ function drive(
         },
         (err) => {
           clearTimeout(startTimer);
+          clearTimeout(headTimer);
           clearTimeout(endTimer);
           clearInterval(progress);
           if (err) return reject(err);
@@ -86,12 +113,14 @@ function drive(
             seconds: measured,
             latencies: sorted(latencies),
             refusedLatencies: sorted(refusedLatencies),
+            ...(headResponses !== null && { headResponses, headSeconds }),
           });
         },
       );
     } catch (err) {
       // Options autocannon refuses: nothing runs, so no timer may either.
       clearTimeout(startTimer);
+      clearTimeout(headTimer);
       clearTimeout(endTimer);
       clearInterval(progress);
       return reject(err);

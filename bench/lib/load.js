@@ -2,6 +2,7 @@
 
 // The load generator, in processes of its own: its event loop and CPU are not
 // the benchmark's (nor the sampler's), and it can be pinned with every thread.
+// The processes live as long as the benchmark (createLoad), not one window.
 //
 // Closed loop (`kind: 'closed'`): autocannon, `connections` clients each
 // waiting for its answer. Open loop (`kind: 'open'`): requests at a fixed
@@ -16,7 +17,7 @@ const { drive } = require('./drive');
 /**
  * One load job. `kind` is 'closed' (autocannon, `connections` clients) or 'open' (`rate` requests a second).
  * @typedef {{ kind: string, connections: number, paths: string[], warmup: number, duration: number,
- *   timeout?: number, rate?: number, keepLatencies?: boolean }} LoadJob
+ *   timeout?: number, rate?: number, keepLatencies?: boolean, head?: number }} LoadJob
  */
 
 /** What a load process sends back: 'measuring', 'measured', 'tick' and 'result'. */
@@ -171,11 +172,16 @@ function openLoop(url, { rate, warmup, duration, paths, connections, onMeasureSt
   });
 }
 
-// Child side: one job, then exit.
+// Child side: one job after another, for as long as the benchmark runs. A
+// process forked per window spent its first second or two warming its own
+// JIT, and the server under it read costlier per request meanwhile
+// (docs/benchmark.md, "How a run works"); a process kept from window to
+// window is warm from its second window on.
 if (require.main === module) {
-  process.once('message', async (/** @type {LoadJob & { url: string }} */ job) => {
+  process.on('message', async (/** @type {LoadJob & { url: string }} */ job) => {
     let cpuAtStart = process.cpuUsage();
     let cpu = null;
+    const onHeadEnd = () => process.send({ type: 'head' });
     const onMeasureStart = () => {
       cpuAtStart = process.cpuUsage();
       process.send({ type: 'measuring' });
@@ -187,20 +193,17 @@ if (require.main === module) {
       process.send({ type: 'measured' });
     };
     const onTick = (second, counter) => process.send({ type: 'tick', second, counter });
-    const result =
-      job.kind === 'open'
-        ? await openLoop(job.url, { ...job, onMeasureStart, onMeasureEnd })
-        : await drive(job.url, { ...job, onTick, onMeasureStart, onMeasureEnd });
-    cpu ??= process.cpuUsage(cpuAtStart);
-    process.send({ type: 'result', result: { ...result, cpuSeconds: (cpu.user + cpu.system) / 1e6 } }, () =>
-      process.exit(0),
-    );
+    try {
+      const result =
+        job.kind === 'open'
+          ? await openLoop(job.url, { ...job, onMeasureStart, onMeasureEnd })
+          : await drive(job.url, { ...job, onTick, onMeasureStart, onHeadEnd, onMeasureEnd });
+      cpu ??= process.cpuUsage(cpuAtStart);
+      process.send({ type: 'result', result: { ...result, cpuSeconds: (cpu.user + cpu.system) / 1e6 } });
+    } catch (err) {
+      process.send({ type: 'failed', message: err.message });
+    }
   });
-}
-
-/** Forks one load process. */
-function forkLoad() {
-  return fork(__filename, [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
 
 /** Splits `n` into `parts` integers that differ by at most one. */
@@ -209,67 +212,137 @@ function split(n, parts) {
 }
 
 /**
- * Runs one load job in `processes` load processes (connections and rate split
- * between them), merges their figures and reports their CPU in cores.
- * `onMeasureStart` fires when the first of them ends its warm-up,
- * `onMeasureEnd` when the last of them stops counting answers.
- * @param {string} url
- * @param {LoadJob} job
- * @param {{ processes?: number, onTick?: (second: number, counter: number) => void,
- *   onMeasureStart?: () => void, onMeasureEnd?: () => void }} [options]
+ * One job in one load process: resolves with its result. The IPC channel
+ * holds this process open only while a job runs, so an idle pool never keeps
+ * the benchmark from exiting.
+ * @param {import('node:child_process').ChildProcess} child
+ * @param {object} message
+ * @param {(msg: LoadMessage) => void} onMessage
  */
-function runLoad(url, job, { processes = 1, onTick, onMeasureStart, onMeasureEnd } = {}) {
-  const shares = split(job.connections, Math.min(processes, job.connections));
-  let started = false;
-  let measuring = shares.length;
-  const runs = shares.map(
-    (connections) =>
-      new Promise((resolve, reject) => {
-        const child = forkLoad();
-        let result = null;
-        child.on('message', (/** @type {LoadMessage} */ msg) => {
-          if (msg.type === 'measuring' && !started) {
-            started = true;
-            onMeasureStart?.();
-          } else if (msg.type === 'measured') {
-            if (--measuring === 0) onMeasureEnd?.();
-          } else if (msg.type === 'tick') onTick?.(msg.second, msg.counter);
-          else if (msg.type === 'result') result = msg.result;
-        });
-        child.once('error', reject);
-        child.once('exit', (code) =>
-          result ? resolve(result) : reject(new Error(`load process exited with ${code}`)),
-        );
-        const rate = job.rate && (job.rate * connections) / job.connections;
-        child.send({ ...job, url, connections, rate });
-      }),
-  );
-  return Promise.all(runs).then((results) => {
-    const seconds = Math.max(...results.map((r) => r.seconds));
-    const merged = (key) => {
-      const all = new Float64Array(results.reduce((n, r) => n + r[key].length, 0));
-      let at = 0;
-      for (const r of results) {
-        all.set(r[key], at);
-        at += r[key].length;
-      }
-      return all.sort();
+function runIn(child, message, onMessage) {
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      child.off('message', listen);
+      child.off('exit', onExit);
+      child.unref();
+      child.channel?.unref();
     };
-    const sum = (key) => results.reduce((n, r) => n + r[key], 0);
-    return {
-      responses: sum('responses'),
-      bytes: sum('bytes'),
-      non2xx: sum('non2xx'),
-      errors: sum('errors'),
-      timeouts: sum('timeouts'),
-      seconds,
-      latencies: merged('latencies'),
-      refusedLatencies: merged('refusedLatencies'),
-      ...(results[0].sendLags && { sendLags: merged('sendLags') }),
-      loadGeneratorCpuCores: sum('cpuSeconds') / seconds,
-      loadProcesses: results.length,
+    const listen = (/** @type {LoadMessage & { message?: string }} */ msg) => {
+      if (msg.type === 'result') {
+        done();
+        resolve(msg.result);
+      } else if (msg.type === 'failed') {
+        done();
+        reject(new Error(`load process: ${msg.message}`));
+      } else onMessage(msg);
     };
+    const onExit = (code, signal) => {
+      done();
+      reject(new Error(`load process exited with ${code ?? signal}`));
+    };
+    child.on('message', listen);
+    child.once('exit', onExit);
+    child.ref();
+    child.channel?.ref();
+    child.send(message);
   });
 }
 
-module.exports = { runLoad, openLoop };
+/**
+ * The benchmark's load processes, kept from one job to the next (see the
+ * child side above): `run(url, job, options)` runs one job in `processes` of
+ * them (connections and rate split between them), merges their figures and
+ * reports their CPU in cores; `close()` ends them. `onMeasureStart` fires
+ * when the first of them ends its warm-up, `onHeadEnd` when the first is
+ * `job.head` seconds into its measured window, `onMeasureEnd` when the last
+ * stops counting answers. A process that died is replaced at the next job.
+ */
+function createLoad() {
+  /** @type {import('node:child_process').ChildProcess[]} */
+  const children = [];
+  const childAt = (i) => {
+    const live = children[i];
+    if (live && live.exitCode === null && live.signalCode === null && live.connected) return live;
+    const child = fork(__filename, [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    child.unref();
+    child.channel?.unref();
+    children[i] = child;
+    return child;
+  };
+  /**
+   * @param {string} url
+   * @param {LoadJob} job
+   * @param {{ processes?: number, onTick?: (second: number, counter: number) => void, onMeasureStart?: () => void,
+   *   onHeadEnd?: () => void, onMeasureEnd?: () => void }} [options]
+   */
+  const run = (url, job, { processes = 1, onTick, onMeasureStart, onHeadEnd, onMeasureEnd } = {}) => {
+    const shares = split(job.connections, Math.min(processes, job.connections));
+    let headed = false;
+    let started = false;
+    let measuring = shares.length;
+    const runs = shares.map((connections, i) => {
+      const rate = job.rate && (job.rate * connections) / job.connections;
+      return runIn(childAt(i), { ...job, url, connections, rate }, (msg) => {
+        if (msg.type === 'measuring' && !started) {
+          started = true;
+          onMeasureStart?.();
+        } else if (msg.type === 'head' && !headed) {
+          headed = true;
+          onHeadEnd?.();
+        } else if (msg.type === 'measured') {
+          if (--measuring === 0) onMeasureEnd?.();
+        } else if (msg.type === 'tick') onTick?.(msg.second, msg.counter);
+      });
+    });
+    return Promise.all(runs).then((results) => merge(results));
+  };
+  const close = () => {
+    for (const child of children) if (child?.connected) child.disconnect();
+    children.length = 0;
+  };
+  return { run, close };
+}
+
+/** One job's figures from each of its processes, as one. */
+function merge(results) {
+  const seconds = Math.max(...results.map((r) => r.seconds));
+  const merged = (key) => {
+    const all = new Float64Array(results.reduce((n, r) => n + r[key].length, 0));
+    let at = 0;
+    for (const r of results) {
+      all.set(r[key], at);
+      at += r[key].length;
+    }
+    return all.sort();
+  };
+  const sum = (key) => results.reduce((n, r) => n + (r[key] ?? 0), 0);
+  return {
+    responses: sum('responses'),
+    bytes: sum('bytes'),
+    non2xx: sum('non2xx'),
+    errors: sum('errors'),
+    timeouts: sum('timeouts'),
+    seconds,
+    latencies: merged('latencies'),
+    refusedLatencies: merged('refusedLatencies'),
+    ...(results[0].sendLags && { sendLags: merged('sendLags') }),
+    ...(results.every((r) => r.headSeconds !== undefined) && {
+      headResponses: sum('headResponses'),
+      headSeconds: Math.max(...results.map((r) => r.headSeconds)),
+    }),
+    loadGeneratorCpuCores: sum('cpuSeconds') / seconds,
+    loadProcesses: results.length,
+  };
+}
+
+/** One job in load processes of its own, ended when it is done (tests, one-off measurements). */
+async function runLoad(url, job, options = {}) {
+  const load = createLoad();
+  try {
+    return await load.run(url, job, options);
+  } finally {
+    load.close();
+  }
+}
+
+module.exports = { createLoad, runLoad, openLoop };

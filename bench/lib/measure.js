@@ -11,7 +11,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { createSampler } = require('./sampler');
 const { reapedChildrenCpuSeconds } = require('./proc-tree');
-const { runLoad } = require('./load');
+const { createLoad } = require('./load');
 const { percentile, mean } = require('./stats');
 const { resetEventLoop, readEventLoop } = require('./event-loop');
 const { cpuTicks, cpuShares } = require('./machine');
@@ -98,6 +98,18 @@ function figures(load, window, machine, extra = {}) {
     loadProcesses: load.loadProcesses,
     samplerCpuCores: window.samplerCpuCores,
     ...(window.speedProbe && { speedProbe: window.speedProbe }),
+    // The window's first part (load.js, `head`) against the rest of it: a
+    // head that costs more says the warm-up ended before the server had
+    // regained its pace.
+    ...(load.headResponses > 0 &&
+      ok > load.headResponses &&
+      Number.isFinite(window.headCpuSeconds) && {
+        measuredHead: {
+          seconds: load.headSeconds,
+          cpuUsPerRequest: (window.headCpuSeconds * 1e6) / load.headResponses,
+          restCpuUsPerRequest: ((window.serverCpuSeconds - window.headCpuSeconds) * 1e6) / (ok - load.headResponses),
+        },
+      }),
     responses: load.responses,
     non2xx: load.non2xx,
     errors: load.errors,
@@ -110,13 +122,16 @@ function figures(load, window, machine, extra = {}) {
 
 /**
  * A meter on a started server (`server.child` the root of its tree):
- * `window(job)` runs one load job and returns its figures.
+ * `window(job)` runs one load job and returns its figures. `load` is the
+ * run's load processes (load.js createLoad), shared by every meter so that
+ * they stay warm from window to window; without it the meter keeps its own.
  * @param {{ child: import('node:child_process').ChildProcess, url: string }} server
- * @param {{ entry: { launcher?: boolean }, workers: number,
+ * @param {{ entry: { launcher?: boolean }, workers: number, load?: ReturnType<typeof createLoad>,
  *   log?: (line: string, transient?: boolean) => void }} options
  */
-function createMeter(server, { entry, workers, log }) {
+function createMeter(server, { entry, workers, load: shared, log }) {
   const sampler = createSampler(server.child.pid, { includeRoot: !entry.launcher });
+  const load = shared ?? createLoad();
   /**
    * @param {import('./load').LoadJob} job
    * @param {{ label?: string, eventLoop?: boolean, probe?: boolean }} [options] `probe`: time the speed probe
@@ -139,25 +154,36 @@ function createMeter(server, { entry, workers, log }) {
       ended = begun.then(() => sampler.end());
     };
     const onTick = (second, rps) => log?.(`${label}: ${second}/${job.warmup + job.duration} s, ${rps} req/s`, true);
-    const load = await runLoad(server.url, job, { onTick, onMeasureStart, onMeasureEnd });
+    // The sampler reads its messages in order: 'mark' after the window's 'begin'.
+    const onHeadEnd = () => sampler.mark();
+    const result = await load.run(server.url, job, { onTick, onMeasureStart, onHeadEnd, onMeasureEnd });
     const sampled = await ended;
     const machine = cpuShares(ticks, ticksEnd);
     const eventLoopDelayMs = eventLoop ? await readEventLoop(server.url, workers) : undefined;
-    return figures(load, sampled, machine, eventLoop ? { eventLoopDelayMs } : {});
+    return figures(result, sampled, machine, eventLoop ? { eventLoopDelayMs } : {});
   };
   // wrk, while the subject runs: a second, cheaper load generator's req/s
   // for a visit whose autocannon was the limit.
   const wrkVisit = ({ paths, connections, seconds }) => wrk(server.url, { paths, connections, seconds });
-  return { url: server.url, window, wrk: wrkVisit, close: () => sampler.close() };
+  const close = () => {
+    sampler.close();
+    if (!shared) load.close();
+  };
+  return { url: server.url, window, wrk: wrkVisit, close };
 }
 
-const closed = (connections, paths, warmup, duration) => ({
+// A visit's measured window: its first HEAD_S seconds (a quarter of a shorter
+// one) counted apart, which the report compares with the rest of it.
+const HEAD_S = 0.5;
+
+const closed = (connections, paths, warmup, duration, { head = 0 } = {}) => ({
   kind: 'closed',
   connections,
   paths,
   warmup,
   duration,
   timeout: 30,
+  ...(head > 0 && { head }),
 });
 
 /**
@@ -167,7 +193,8 @@ const closed = (connections, paths, warmup, duration) => ({
  * mechanism per call: one connection, one request at a time.
  */
 async function visit(meter, { label, connections, paths, warmup, duration, oneConnection, eventLoop, limited }) {
-  const main = await meter.window(closed(connections, paths, warmup, duration), { label, eventLoop, probe: true });
+  const job = closed(connections, paths, warmup, duration, { head: Math.min(HEAD_S, duration / 4) });
+  const main = await meter.window(job, { label, eventLoop, probe: true });
   const wrkRun = limited?.(main) && hasWrk() ? meter.wrk({ paths, connections, seconds: duration }) : null;
   const single = oneConnection
     ? await meter.window(closed(1, paths, oneConnection.warmup, oneConnection.duration), { label: `${label} c=1` })

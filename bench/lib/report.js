@@ -806,6 +806,60 @@ function probeText({ results }) {
   );
 }
 
+/**
+ * Whether the warm-up was long enough: the CPU per request of each measured window's first part (load.js `head`)
+ * against the rest of it, over every visit of the first group that has one; '' for reports without it.
+ */
+function warmupText({ results, settings }) {
+  const first = results.filter((r) => r.workers === results[0]?.workers && r.runs);
+  const heads = first.flatMap((r) => r.runs.filter((v) => v.measuredHead).map((v) => v.measuredHead));
+  const iv = ratioInterval(heads.map((h) => h.cpuUsPerRequest / h.restCpuUsPerRequest));
+  if (iv.n < 2) return '';
+  const verdict =
+    iv.low > 1 + WARMUP_EXCESS
+      ? ` The windows began before the tiers had regained their pace: on this machine ${settings.warmup} s of ` +
+        'warm-up is too short, and the figures above read them costlier than they are.'
+      : iv.high <= 1 + WARMUP_EXCESS
+        ? ` So after ${settings.warmup} s of warm-up the windows began at the pace they kept.`
+        : '';
+  return (
+    ` In the first ${fmt(median(heads.map((h) => h.seconds)), 2)} s of each measured window a tier spent ` +
+    `${factor(iv.estimate)} (${fmt(iv.low, 2)}-${fmt(iv.high, 2)}) the CPU per request of the rest of the window ` +
+    `(the geometric mean over ${iv.n} visits, with its 95% interval).${verdict}`
+  );
+}
+
+/**
+ * Whether the servers' warm-up at the start was long enough: each tier's CPU-per-request ratio to the anchor in its
+ * first rounds (one per server: each server's first visit) against its later rounds, over the first group's tiers
+ * with two later rounds at least; '' for fewer than two such tiers.
+ */
+function firstVisitText({ results, settings }) {
+  const anchor = anchorOf(settings);
+  const perServer = settings.serversPerTier ?? 1;
+  const meanLog = (xs) => xs.reduce((a, x) => a + Math.log(x), 0) / xs.length;
+  const excess = results
+    .filter((r) => r.workers === results[0]?.workers && r.tier !== anchor)
+    .map((r) => r.ratios?.serverCpuUsPerRequest?.perRound?.filter(Number.isFinite) ?? [])
+    .filter((rounds) => rounds.length >= perServer + 2)
+    .map((rounds) => Math.exp(meanLog(rounds.slice(0, perServer)) - meanLog(rounds.slice(perServer))));
+  const iv = ratioInterval(excess);
+  if (iv.n < 2) return '';
+  const firstRounds = perServer === 1 ? 'round' : `${perServer} rounds`;
+  const verdict =
+    iv.low > 1 + WARMUP_EXCESS
+      ? ' The servers had not reached their pace when the rounds began, so those rounds read the tiers costlier.'
+      : '';
+  return (
+    ` A tier's CPU per request against \`${anchor}\`'s in its first ${firstRounds} (each server's first ` +
+    `visit of the rounds) was ${factor(iv.estimate)} (${fmt(iv.low, 2)}-${fmt(iv.high, 2)}) that of its ` +
+    `later rounds (the geometric mean over ${iv.n} tiers, with its 95% interval).${verdict}`
+  );
+}
+
+// A window's head that cost more than this over its rest, beyond its interval: the warm-up was too short.
+const WARMUP_EXCESS = 0.03;
+
 /** Each round's order and how far the machine ran from its median: drift made visible. */
 function roundsSection(report, out) {
   const groups = report.rounds ?? [];
@@ -819,7 +873,9 @@ function roundsSection(report, out) {
       'such drift cancels out of them, though not out of the absolute figures. Steal (the hypervisor running ' +
       "other guests on our vCPUs) and softirq (network processing) are shares of all CPU time over the round's " +
       'measured windows, from /proc/stat.' +
-      (probed ? probeText(report) : ''),
+      (probed ? probeText(report) : '') +
+      warmupText(report) +
+      firstVisitText(report),
     '',
   );
   const cells = [];
@@ -857,6 +913,10 @@ function roundsSection(report, out) {
   );
 }
 
+// Reports made before the load processes were kept say what their run did.
+const loadProcess = (settings) =>
+  settings.loadKept ? 'a load process kept for the whole run' : 'a load process of its own';
+
 function howMeasured({ results, settings, machine }, out) {
   out.push('## How it was measured', '');
   out.push(
@@ -880,7 +940,8 @@ function howMeasured({ results, settings, machine }, out) {
   );
   if (settings.commit) out.push(`- Source: commit ${settings.commit}, ${settings.date}.`);
   out.push(
-    `- Load: autocannon in a load process of its own, ${settings.connections} connections, ${settings.warmup} s ` +
+    `- Load: autocannon in ${loadProcess(settings)}, ` +
+      `${settings.connections} connections, ${settings.warmup} s ` +
       `warm-up on the same connections, then ${settings.duration} s measured; ${settings.requests.paths} requests ` +
       `in rotation (${settings.requests.description}); then one connection, one request at a time, ` +
       `${settings.oneConnection.warmup} s + ${settings.oneConnection.duration} s, at the first worker count. ` +
@@ -890,7 +951,9 @@ function howMeasured({ results, settings, machine }, out) {
   out.push(
     `- Interleaving: every server of a worker count started up front${servers(settings)}, warmed ` +
       `(${settings.prewarm || settings.warmup} s at ${settings.connections} connections), and stopped with ` +
-      'SIGSTOP (its whole process tree) but while measured. Each round visits every tier still running, in an ' +
+      'SIGSTOP (its whole process tree) but while measured' +
+      `${settings.rewarm ? `; once all had started, each resumed and warmed again for ${settings.rewarm} s` : ''}. ` +
+      'Each round visits every tier still running, in an ' +
       `order rotated by one per round, the anchor \`${anchorOf(settings)}\` first and halfway.`,
   );
   out.push(

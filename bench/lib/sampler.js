@@ -4,18 +4,21 @@
 // its own: reading smaps_rollup every 200 ms is synchronous work that would
 // otherwise delay the load generator's event loop and be billed to it.
 const { fork } = require('node:child_process');
-const { sampleTree, threadTicks, busiestThreadSeconds } = require('./proc-tree');
+const { sampleTree, treeCpuSeconds, threadTicks, busiestThreadSeconds } = require('./proc-tree');
 const { createSpeedProbe } = require('./speed-probe');
 
 const SAMPLE_MS = 200;
 
 // Child side: 'begin' opens a window ('begin with probe' runs the speed probe
-// through it too), 'end' closes it and answers its figures.
+// through it too), 'end' closes it and answers its figures. 'mark', inside a
+// window, reads the tree's CPU time then: the figures add the CPU from the
+// window's start to the mark (the window's head, load.js).
 if (require.main === module) {
   const [root, includeRoot] = [Number(process.argv[2]), process.argv[3] === 'true'];
   /**
    * @type {{ peakPss: number, peakRss: number, peakUss: number, cpu: NodeJS.CpuUsage, at: bigint,
-   *   threads: ReturnType<typeof threadTicks>, start?: ReturnType<typeof sampleTree>, probing?: boolean }}
+   *   threads: ReturnType<typeof threadTicks>, start?: ReturnType<typeof sampleTree>, probing?: boolean,
+   *   headCpuSeconds?: number }}
    */
   let window = null;
   let timer = null;
@@ -28,7 +31,9 @@ if (require.main === module) {
     return s;
   };
   process.on('message', (msg) => {
-    if (msg === 'begin' || msg === 'begin with probe') {
+    if (msg === 'mark') {
+      if (window) window.headCpuSeconds = treeCpuSeconds(root, { includeRoot }) - window.start.cpuSeconds;
+    } else if (msg === 'begin' || msg === 'begin with probe') {
       window = {
         peakPss: 0,
         peakRss: 0,
@@ -61,6 +66,7 @@ if (require.main === module) {
           wallSeconds,
           samplerCpuCores: (own.user + own.system) / 1e6 / wallSeconds,
           speedProbe,
+          headCpuSeconds: window.headCpuSeconds,
         },
       });
     }
@@ -91,6 +97,10 @@ function createSampler(root, { includeRoot = true } = {}) {
       child.once('exit', onExit);
     });
   return {
+    /** Reads the tree's CPU time now, inside a window: its `headCpuSeconds`. */
+    mark() {
+      child.send('mark');
+    },
     /** @param {{ probe?: boolean }} [options] */
     begin({ probe = false } = {}) {
       const begun = reply('begun');

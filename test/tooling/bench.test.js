@@ -11,7 +11,7 @@ const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { ROOT, startTier, tierCommand } = require('../helpers/servers');
-const { openLoop, runLoad } = require('../../bench/lib/load');
+const { openLoop, runLoad, createLoad } = require('../../bench/lib/load');
 const { percentile } = require('../../bench/lib/stats');
 const { resetEventLoop, readEventLoop } = require('../../bench/lib/event-loop');
 const { TIERS, RUST_TIERS } = require('../helpers/tiers');
@@ -736,6 +736,134 @@ describe('bench harness parts', () => {
       }
     },
   );
+
+  it('keeps its load processes from window to window, replaces one that died, and holds no one open', async () => {
+    // A process forked per window spent its first second or two warming its
+    // own JIT while the server under it read costlier (docs/benchmark.md).
+    const server = http.createServer((_req, res) => res.end('ok'));
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${server.address().port}`;
+    // The load processes' pids: the peers of the server's connections.
+    const peers = new Set();
+    server.on('connection', (socket) => peers.add(socket.remotePort));
+    const pidsOf = () => {
+      const inodes = fs
+        .readFileSync('/proc/net/tcp', 'utf8')
+        .split('\n')
+        .slice(1)
+        .map((l) => l.trim().split(/\s+/))
+        .filter((f) => f.length > 9 && peers.has(Number.parseInt(f[1].split(':')[1], 16)))
+        .map((f) => f[9]);
+      const owners = new Set();
+      for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+        let fds = [];
+        try {
+          fds = fs.readdirSync(`/proc/${pid}/fd`).map((fd) => fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+        } catch {
+          continue;
+        }
+        if (fds.some((link) => inodes.some((inode) => link === `socket:[${inode}]`))) owners.add(Number(pid));
+      }
+      return [...owners];
+    };
+    const job = { kind: 'closed', connections: 2, paths: ['/'], warmup: 0.3, duration: 1.5, timeout: 10 };
+    const load = createLoad();
+    try {
+      const windowPids = [];
+      for (let i = 0; i < 3; i++) {
+        peers.clear();
+        const during = new Promise((resolve) => setTimeout(() => resolve(pidsOf()), 1000));
+        const [result, pids] = await Promise.all([load.run(url, job), during]);
+        assert.ok(result.responses > 0);
+        assert.equal(pids.length, 1, `one load process: ${pids}`);
+        windowPids.push(pids[0]);
+      }
+      assert.equal(new Set(windowPids).size, 1, `the same process for every window: ${windowPids}`);
+      process.kill(windowPids[0], 'SIGKILL');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const after = await load.run(url, job);
+      assert.ok(after.responses > 0, 'a new process took the job of the one that died');
+    } finally {
+      load.close();
+      server.close();
+    }
+    // An idle pool never holds the benchmark open: a script that runs a job and forgets close() exits.
+    const script =
+      `const { createLoad } = require(${JSON.stringify(path.join(ROOT, 'bench/lib/load.js'))});\n` +
+      'const http = require("node:http");\n' +
+      'const s = http.createServer((q, r) => r.end("ok")).listen(0, "127.0.0.1", async () => {\n' +
+      '  const load = createLoad();\n' +
+      '  const r = await load.run("http://127.0.0.1:" + s.address().port, ' +
+      '{ kind: "closed", connections: 1, paths: ["/"], warmup: 0, duration: 0.3 });\n' +
+      '  console.log(r.responses > 0 ? "ran" : "none");\n' +
+      '  s.close();\n' +
+      '});\n';
+    const exited = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000 });
+    assert.equal(exited.error, undefined, 'it exited by itself');
+    assert.equal(exited.stdout.trim(), 'ran');
+  });
+
+  it("counts the measured window's head apart, for the report's check of the warm-up", async () => {
+    const server = http.createServer((_req, res) => res.end('ok'));
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${server.address().port}`;
+      const events = [];
+      const job = { kind: 'closed', connections: 4, paths: ['/'], warmup: 0.3, duration: 1.2, head: 0.3 };
+      const load = await runLoad(url, job, {
+        onMeasureStart: () => events.push(['start', performance.now()]),
+        onHeadEnd: () => events.push(['head', performance.now()]),
+        onMeasureEnd: () => events.push(['end', performance.now()]),
+      });
+      assert.deepEqual(
+        events.map(([e]) => e),
+        ['start', 'head', 'end'],
+      );
+      assert.ok(Math.abs(load.headSeconds - 0.3) < 0.1, `head of ${load.headSeconds} s`);
+      assert.ok(load.headResponses > 0 && load.headResponses < load.responses, JSON.stringify(load));
+      const noHead = await runLoad(url, { ...job, head: undefined });
+      assert.equal(noHead.headResponses, undefined);
+    } finally {
+      server.close();
+    }
+    // The report: over the first group's visits, the head's CPU per request against the rest's.
+    const data = JSON.parse(fs.readFileSync(path.join(ROOT, 'bench/results/fresh-clone/results.json'), 'utf8'));
+    const withHeads = (excess) => {
+      const copy = structuredClone(data);
+      copy.settings.warmup = 1;
+      for (const row of copy.results)
+        row.runs = row.runs?.map((v, i) => ({
+          ...v,
+          measuredHead: {
+            seconds: 0.5,
+            cpuUsPerRequest: v.serverCpuUsPerRequest * excess * (i % 2 ? 1.01 : 0.99),
+            restCpuUsPerRequest: v.serverCpuUsPerRequest,
+          },
+        }));
+      return render(copy)['report.md'].match(/ In the first .*$/m)?.[0];
+    };
+    const even = withHeads(1);
+    assert.match(
+      even,
+      /^ In the first 0\.50 s of each measured window a tier spent 1\.00x \(1\.00-1\.00\) the CPU per /,
+    );
+    assert.doesNotMatch(even, /too short/);
+    assert.match(withHeads(1.1), / 1\.10x \(1\.10-1\.10\) .* on this machine 1 s of warm-up is too short/);
+    assert.equal(render(data)['report.md'].match(/ In the first /), null, 'nothing for a run without heads');
+  });
+
+  it("checks the start's warm-up: each tier's first rounds, one per server, against its later ones", () => {
+    const firstRounds = (dir) => {
+      const data = JSON.parse(fs.readFileSync(path.join(ROOT, 'bench/results', dir, 'results.json'), 'utf8'));
+      return render(data)['report.md'].match(/ A tier's CPU per request against `js`'s in its first .*$/m)?.[0];
+    };
+    // Two committed runs of 5 s of warm-up per server: one whose first two rounds read the tiers costlier.
+    assert.match(firstRounds('later'), /first 2 rounds .* was 1\.09x \(1\.05-1\.13\) .* those rounds read the tiers/);
+    assert.match(firstRounds('fresh-clone'), /first 2 rounds .* was 1\.01x \(0\.99-1\.04\) that of its later rounds/);
+    assert.doesNotMatch(firstRounds('fresh-clone'), /costlier/);
+    // One server per tier (10 s of warm-up): one first round.
+    assert.match(firstRounds('full'), /first round \(each server's first visit of the rounds\) was 1\.00x/);
+  });
 
   it('measures the closed-loop window it is given, not a whole number of seconds', async () => {
     // autocannon checks its time once a second by default: 0.5 s of warm-up
