@@ -46,9 +46,9 @@ const SERVERS_PER_TIER = 2;
 const PREWARM_S = 5;
 // Then, once every server has started and been stopped, each once more for
 // as long as a visit's closed-loop window: a server's first visit after its
-// first stop read a tier 6% costlier against js than its later ones, over the
-// runs of 2026-11-26 to 12-01 (CHANGELOG.md); its second visit read none.
-const REWARM_S = 3;
+// first stop read the tiers some 5% costlier against js than its later ones
+// (CHANGELOG.md); its second visit did not.
+const REWARM_S = WARMUP_S + DURATION_S;
 
 // V8's memory reducer shrinks the heap of a process that has gone 100 s
 // without a full GC (its watchdog). A server stopped between its visits looks

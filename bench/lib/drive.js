@@ -68,6 +68,8 @@ function drive(
     const stopMeasuring = () => {
       if (!measuring) return;
       measuring = false;
+      // A window cut short before its head ended has no head apart from it.
+      clearTimeout(headTimer);
       measured = Number(process.hrtime.bigint() - measureStart) / 1e9;
       onMeasureEnd?.();
     };

@@ -15,13 +15,19 @@ const { performance } = require('node:perf_hooks');
 const { drive } = require('./drive');
 
 /**
- * One load job. `kind` is 'closed' (autocannon, `connections` clients) or 'open' (`rate` requests a second).
+ * One load job. `kind` is 'closed' (autocannon, `connections` clients) or 'open' (`rate` requests a second);
+ * `head` (closed only) counts the measured window's first seconds apart too.
  * @typedef {{ kind: string, connections: number, paths: string[], warmup: number, duration: number,
  *   timeout?: number, rate?: number, keepLatencies?: boolean, head?: number }} LoadJob
  */
 
 /** What a load process sends back: 'measuring', 'measured', 'tick' and 'result'. */
-/** @typedef {{ type: string, second?: number, counter?: number, result?: object }} LoadMessage */
+/**
+ * A load process's message: 'measuring', 'head', 'measured', 'tick' (with `second` and `counter`), then 'result'
+ * or 'failed' (with `message`).
+ * @typedef {{ type: 'measuring' | 'head' | 'measured' | 'tick' | 'result' | 'failed', second?: number,
+ *   counter?: number, result?: object, message?: string }} LoadMessage
+ */
 
 /**
  * One keep-alive HTTP/1.1 connection that sends a request when idle and reads
@@ -178,6 +184,8 @@ function openLoop(url, { rate, warmup, duration, paths, connections, onMeasureSt
 // (docs/benchmark.md, "How a run works"); a process kept from window to
 // window is warm from its second window on.
 if (require.main === module) {
+  // The benchmark gone (ended, or killed mid-job): so is its load, at once.
+  process.on('disconnect', () => process.exit(0));
   process.on('message', async (/** @type {LoadJob & { url: string }} */ job) => {
     let cpuAtStart = process.cpuUsage();
     let cpu = null;
@@ -224,10 +232,11 @@ function runIn(child, message, onMessage) {
     const done = () => {
       child.off('message', listen);
       child.off('exit', onExit);
+      child.off('error', onError);
       child.unref();
       child.channel?.unref();
     };
-    const listen = (/** @type {LoadMessage & { message?: string }} */ msg) => {
+    const listen = (/** @type {LoadMessage} */ msg) => {
       if (msg.type === 'result') {
         done();
         resolve(msg.result);
@@ -240,8 +249,14 @@ function runIn(child, message, onMessage) {
       done();
       reject(new Error(`load process exited with ${code ?? signal}`));
     };
+    // A send to a process that has just died fails here (EPIPE), not as a throw.
+    const onError = (err) => {
+      done();
+      reject(new Error(`load process: ${err.message}`));
+    };
     child.on('message', listen);
     child.once('exit', onExit);
+    child.once('error', onError);
     child.ref();
     child.channel?.ref();
     child.send(message);
@@ -263,6 +278,8 @@ function createLoad() {
   const childAt = (i) => {
     const live = children[i];
     if (live && live.exitCode === null && live.signalCode === null && live.connected) return live;
+    // A new process warms its own JIT in its first job, which reads that job's server costlier.
+    if (live) process.stderr.write(`bench: load process ${i + 1} died and is replaced; its first job runs cold\n`);
     const child = fork(__filename, [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     child.unref();
     child.channel?.unref();
@@ -294,7 +311,15 @@ function createLoad() {
         } else if (msg.type === 'tick') onTick?.(msg.second, msg.counter);
       });
     });
-    return Promise.all(runs).then((results) => merge(results));
+    // Every share settled before the job ends, so the next job finds its processes idle.
+    return Promise.allSettled(runs).then((settled) => {
+      const results = [];
+      for (const r of settled) {
+        if (r.status === 'rejected') throw r.reason;
+        results.push(r.value);
+      }
+      return merge(results);
+    });
   };
   const close = () => {
     for (const child of children) if (child?.connected) child.disconnect();

@@ -147,7 +147,7 @@ function createMeter(server, { entry, workers, load: shared, log }) {
       begun = Promise.all([sampler.begin({ probe }), eventLoop ? resetEventLoop(server.url, workers) : null]);
     };
     // The window closes when the load stops counting answers, not when its
-    // processes have exited: the server's work on the answers dropped in
+    // job has ended: the server's work on the answers dropped in
     // flight (100 of them take js a quarter of a second) is no one's cost.
     const onMeasureEnd = () => {
       ticksEnd = cpuTicks();

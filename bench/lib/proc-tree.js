@@ -51,6 +51,9 @@ function statFields(pid) {
   return stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
+// utime, stime, cutime and cstime: the process's CPU and that of its children that have exited.
+const ticksOf = (fields) => Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+
 /** CPU seconds of this process's reaped children (a finished wrk, for one). */
 function reapedChildrenCpuSeconds() {
   const fields = statFields('self');
@@ -74,7 +77,7 @@ function sampleTree(root, { includeRoot = true } = {}) {
     const fields = statFields(pid);
     if (!fields) continue;
     processes++;
-    cpuTicks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    cpuTicks += ticksOf(fields);
     const rollup = read(`/proc/${pid}/smaps_rollup`);
     pss += kb(rollup, 'Pss') * 1024;
     uss += (kb(rollup, 'Private_Clean') + kb(rollup, 'Private_Dirty')) * 1024;
@@ -89,7 +92,7 @@ function treeCpuSeconds(root, { includeRoot = true } = {}) {
   for (const pid of treePids(root)) {
     if (pid === root && !includeRoot) continue;
     const fields = statFields(pid);
-    if (fields) cpuTicks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    if (fields) cpuTicks += ticksOf(fields);
   }
   return cpuTicks / PAGE_TICKS;
 }

@@ -4,7 +4,7 @@
 // service does: its words come from the configuration (settings.notes).
 const { lineChart, ratioChart } = require('./charts');
 const { limitOf, isLowerBound } = require('./limit');
-const { invert, ratioInterval, twoModes, median, sd, roundsToReach } = require('./stats');
+const { invert, ratioInterval, twoModes, mean, median, sd, t975, roundsToReach } = require('./stats');
 
 const fmt = (x, digits = 1) => (x === null || x === undefined || !Number.isFinite(x) ? 'n/a' : x.toFixed(digits));
 
@@ -815,45 +815,69 @@ function warmupText({ results, settings }) {
   const heads = first.flatMap((r) => r.runs.filter((v) => v.measuredHead).map((v) => v.measuredHead));
   const iv = ratioInterval(heads.map((h) => h.cpuUsPerRequest / h.restCpuUsPerRequest));
   if (iv.n < 2) return '';
+  const headSeconds = median(heads.map((h) => h.seconds));
+  const share = headSeconds / settings.duration;
   const verdict =
     iv.low > 1 + WARMUP_EXCESS
       ? ` The windows began before the tiers had regained their pace: on this machine ${settings.warmup} s of ` +
-        'warm-up is too short, and the figures above read them costlier than they are.'
-      : iv.high <= 1 + WARMUP_EXCESS
+        `warm-up is too short; as that part is ${fmt(share * 100, 0)}% of each window, the figures above read ` +
+        `the tiers some ${fmt((iv.estimate - 1) * share * 100, 1)}% costlier for it.`
+      : iv.low >= 1 - WARMUP_EXCESS && iv.high <= 1 + WARMUP_EXCESS
         ? ` So after ${settings.warmup} s of warm-up the windows began at the pace they kept.`
         : '';
   return (
-    ` In the first ${fmt(median(heads.map((h) => h.seconds)), 2)} s of each measured window a tier spent ` +
+    ` In the first ${fmt(headSeconds, 2)} s of each measured window a tier spent ` +
     `${factor(iv.estimate)} (${fmt(iv.low, 2)}-${fmt(iv.high, 2)}) the CPU per request of the rest of the window ` +
     `(the geometric mean over ${iv.n} visits, with its 95% interval).${verdict}`
   );
 }
 
 /**
- * Whether the servers' warm-up at the start was long enough: each tier's CPU-per-request ratio to the anchor in its
- * first rounds (one per server: each server's first visit) against its later rounds, over the first group's tiers
- * with two later rounds at least; '' for fewer than two such tiers.
+ * How the first rounds (one per server: each server's first visit) read the tiers against the anchor, next to the
+ * later rounds. The round is the unit, since a round's anchor visit is shared by all its tiers: each tier's log
+ * CPU-per-request ratio is centred on its own later rounds, each round takes the mean over its tiers, and the first
+ * rounds' mean is set against the later rounds' spread. '' without two later rounds and two tiers.
  */
 function firstVisitText({ results, settings }) {
   const anchor = anchorOf(settings);
   const perServer = settings.serversPerTier ?? 1;
-  const meanLog = (xs) => xs.reduce((a, x) => a + Math.log(x), 0) / xs.length;
-  const excess = results
-    .filter((r) => r.workers === results[0]?.workers && r.tier !== anchor)
-    .map((r) => r.ratios?.serverCpuUsPerRequest?.perRound?.filter(Number.isFinite) ?? [])
-    .filter((rounds) => rounds.length >= perServer + 2)
-    .map((rounds) => Math.exp(meanLog(rounds.slice(0, perServer)) - meanLog(rounds.slice(perServer))));
-  const iv = ratioInterval(excess);
-  if (iv.n < 2) return '';
+  const byRound = [];
+  let tiers = 0;
+  for (const r of results) {
+    if (r.workers !== results[0]?.workers || r.tier === anchor) continue;
+    // Sliced by position before dropping a failed round, so index i stays round i.
+    const logs = (r.ratios?.serverCpuUsPerRequest?.perRound ?? []).map((x) => (x > 0 ? Math.log(x) : NaN));
+    const later = logs.slice(perServer).filter(Number.isFinite);
+    if (later.length < 2 || !logs.slice(0, perServer).some(Number.isFinite)) continue;
+    tiers++;
+    const centre = mean(later);
+    for (const [i, x] of logs.entries()) {
+      if (!Number.isFinite(x)) continue;
+      byRound[i] ??= [];
+      byRound[i].push(x - centre);
+    }
+  }
+  const perRound = Array.from(byRound, (xs) => (xs ? mean(xs) : NaN));
+  const first = perRound.slice(0, perServer).filter(Number.isFinite);
+  const later = perRound.slice(perServer).filter(Number.isFinite);
+  if (tiers < 2 || later.length < 2) return '';
+  const m = mean(first) - mean(later);
+  const h = t975(later.length - 1) * sd(later) * Math.sqrt(1 / first.length + 1 / later.length);
+  const [estimate, low, high] = [m, m - h, m + h].map(Math.exp);
   const firstRounds = perServer === 1 ? 'round' : `${perServer} rounds`;
+  const those = perServer === 1 ? 'that round' : 'those rounds';
   const verdict =
-    iv.low > 1 + WARMUP_EXCESS
-      ? ' The servers had not reached their pace when the rounds began, so those rounds read the tiers costlier.'
-      : '';
+    low > 1 + WARMUP_EXCESS
+      ? ` So ${those} read the tiers costlier against \`${anchor}\` than the later ones did.`
+      : high < 1 - WARMUP_EXCESS
+        ? ` So ${those} read the tiers cheaper against \`${anchor}\` than the later ones did.`
+        : low >= 1 - WARMUP_EXCESS && high <= 1 + WARMUP_EXCESS
+          ? ` So ${those} read the tiers as the later ones did, within ${WARMUP_EXCESS * 100}%.`
+          : '';
   return (
     ` A tier's CPU per request against \`${anchor}\`'s in its first ${firstRounds} (each server's first ` +
-    `visit of the rounds) was ${factor(iv.estimate)} (${fmt(iv.low, 2)}-${fmt(iv.high, 2)}) that of its ` +
-    `later rounds (the geometric mean over ${iv.n} tiers, with its 95% interval).${verdict}`
+    `visit of the rounds) was ${factor(estimate)} (${fmt(low, 2)}-${fmt(high, 2)}) that of its later rounds ` +
+    `(over ${tiers} tiers, with a 95% interval from the spread of ${later.length} later rounds).${verdict}`
   );
 }
 
