@@ -39,6 +39,70 @@ pinned=$(cat .nvmrc)
 [ -x "target/node/$pinned/bin/node" ] || { echo "setup: .nvmrc names $pinned, which scripts/node-versions does not list" >&2; exit 1; }
 export PATH="$PWD/target/node/$pinned/bin:$PATH"
 
+# Rust: the targets and the nightly first, then the Cargo tools.
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  log "rustup target add wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown
+fi
+# `make package`: the addon for the other Linux targets, cross-compiled with
+# zig as linker (PyPI's ziglang) through cargo-zigbuild, and for WASI.
+for target in x86_64-unknown-linux-musl aarch64-unknown-linux-gnu aarch64-unknown-linux-musl wasm32-wasip1-threads; do
+  for_tests || break
+  if ! rustup target list --installed | grep -qx "$target"; then
+    log "rustup target add $target"
+    rustup target add "$target"
+  fi
+done
+# `make fuzz`: cargo-fuzz drives libFuzzer, whose instrumentation needs nightly.
+fuzz_toolchain=$(sed -n 's/^channel *= *"\([^"]*\)".*/\1/p' fuzz/rust-toolchain.toml)
+[ -n "$fuzz_toolchain" ] || { echo "setup: no channel = \"...\" in fuzz/rust-toolchain.toml" >&2; exit 1; }
+if for_tests && ! rustup run "$fuzz_toolchain" rustc --version >/dev/null 2>&1; then
+  log "rustup toolchain install $fuzz_toolchain (fuzz/rust-toolchain.toml, for cargo fuzz)"
+  rustup toolchain install "$fuzz_toolchain" --profile minimal
+fi
+# The tools installed with cargo, each at one version, built --locked (from
+# its own Cargo.lock, or ours under scripts/locks/): no fallback to a fresh
+# resolution, a failed install stops the setup.
+CARGO_ZIGBUILD_VERSION=0.24.1
+WASM_PACK_VERSION=0.15.1
+CARGO_FUZZ_VERSION=0.13.2
+# They compile (several minutes on a new machine) while the downloads below run,
+# and the setup waits for them at its end; cargo's messages go to the log. With
+# one target directory, so that their shared dependencies compile once, and
+# opt-level 1, the four take some four fifths of the time (CHANGELOG.md): they
+# run for seconds, and what they write does not depend on how they were optimised.
+cargo_tools() {
+  local CARGO_TARGET_DIR CARGO_PROFILE_RELEASE_OPT_LEVEL=1
+  CARGO_TARGET_DIR=$(mktemp -d)
+  export CARGO_TARGET_DIR CARGO_PROFILE_RELEASE_OPT_LEVEL
+  if for_tests && [ "$(cargo-zigbuild --version 2>/dev/null | awk '{print $2}')" != "$CARGO_ZIGBUILD_VERSION" ]; then
+    log "cargo install cargo-zigbuild $CARGO_ZIGBUILD_VERSION (about 2 minutes, once)"
+    cargo install --quiet --locked cargo-zigbuild --version "$CARGO_ZIGBUILD_VERSION"
+  fi
+  # The wasm-bindgen CLI at exactly the version Cargo.lock pins (wasm-pack would otherwise try to download it).
+  wbg_version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' Cargo.lock)
+  if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$wbg_version" ]; then
+    log "cargo install wasm-bindgen-cli $wbg_version (about 4 minutes, once)"
+    scripts/install-locked.sh wasm-bindgen-cli "$wbg_version"
+  fi
+  if [ "$(wasm-pack --version 2>/dev/null | awk '{print $2}')" != "$WASM_PACK_VERSION" ]; then
+    log "cargo install wasm-pack $WASM_PACK_VERSION (about 3 minutes, once)"
+    cargo install --quiet --locked wasm-pack --version "$WASM_PACK_VERSION"
+  fi
+  # `make fuzz`: cargo-fuzz drives libFuzzer (its nightly is installed above).
+  if for_tests && [ "$(cargo fuzz --version 2>/dev/null | awk '{print $2}')" != "$CARGO_FUZZ_VERSION" ]; then
+    log "cargo install cargo-fuzz $CARGO_FUZZ_VERSION (about a minute, once)"
+    cargo install --quiet --locked cargo-fuzz --version "$CARGO_FUZZ_VERSION"
+  fi
+  rm -rf "$CARGO_TARGET_DIR"
+}
+mkdir -p target
+cargo_tools_log=target/setup-cargo-tools.log
+cargo_tools 2>"$cargo_tools_log" &
+cargo_tools_pid=$!
+# A setup that stops early stops the compiling too.
+trap '{ pkill -P "$cargo_tools_pid"; kill "$cargo_tools_pid"; } 2>/dev/null; true' EXIT
+
 # Bun and Deno, pinned and checked as the Node lines are (scripts/runtime-versions):
 # the ffi loaders' test and the contract suite on other runtimes.
 for_tests && scripts/setup-runtimes.sh
@@ -140,53 +204,15 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   npm ci --no-audit --no-fund
 fi
 
-# Rust: the Wasm target, and the wasm-bindgen CLI at exactly the version
-# Cargo.lock pins (wasm-pack would otherwise try to download it).
-if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
-  log "rustup target add wasm32-unknown-unknown"
-  rustup target add wasm32-unknown-unknown
-fi
-# `make package`: the addon for the other Linux targets, cross-compiled with
-# zig as linker (PyPI's ziglang) through cargo-zigbuild, and for WASI.
-for target in x86_64-unknown-linux-musl aarch64-unknown-linux-gnu aarch64-unknown-linux-musl wasm32-wasip1-threads; do
-  for_tests || break
-  if ! rustup target list --installed | grep -qx "$target"; then
-    log "rustup target add $target"
-    rustup target add "$target"
-  fi
-done
-# The tools installed with cargo, each at one version, built --locked (from
-# its own Cargo.lock, or ours under scripts/locks/): no fallback to a fresh
-# resolution, a failed install stops the setup.
-CARGO_ZIGBUILD_VERSION=0.24.1
-WASM_PACK_VERSION=0.15.1
-CARGO_FUZZ_VERSION=0.13.2
+# zig, the cross builds' linker (above).
 zig_version=$(sed -n 's/^ziglang==\([^ ]*\).*/\1/p' scripts/requirements-zig.txt)
 if for_tests && [ "$(python3 -c 'import importlib.metadata as m; print(m.version("ziglang"))' 2>/dev/null)" != "$zig_version" ]; then
   log "pip install ziglang $zig_version (scripts/requirements-zig.txt)"
   python3 -m pip install --quiet -r scripts/requirements-zig.txt || python3 -m pip install --quiet --break-system-packages -r scripts/requirements-zig.txt
 fi
-if for_tests && [ "$(cargo-zigbuild --version 2>/dev/null | awk '{print $2}')" != "$CARGO_ZIGBUILD_VERSION" ]; then
-  log "cargo install cargo-zigbuild $CARGO_ZIGBUILD_VERSION (about 2 minutes, once)"
-  cargo install --quiet --locked cargo-zigbuild --version "$CARGO_ZIGBUILD_VERSION"
+if ! wait "$cargo_tools_pid"; then
+  cat "$cargo_tools_log" >&2
+  echo "setup: a Cargo tool failed to install ($cargo_tools_log, above)" >&2
+  exit 1
 fi
-wbg_version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' Cargo.lock)
-if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$wbg_version" ]; then
-  log "cargo install wasm-bindgen-cli $wbg_version (about 4 minutes, once)"
-  scripts/install-locked.sh wasm-bindgen-cli "$wbg_version"
-fi
-if [ "$(wasm-pack --version 2>/dev/null | awk '{print $2}')" != "$WASM_PACK_VERSION" ]; then
-  log "cargo install wasm-pack $WASM_PACK_VERSION (about 3 minutes, once)"
-  cargo install --quiet --locked wasm-pack --version "$WASM_PACK_VERSION"
-fi
-# `make fuzz`: cargo-fuzz drives libFuzzer, whose instrumentation needs nightly.
-fuzz_toolchain=$(sed -n 's/^channel *= *"\([^"]*\)".*/\1/p' fuzz/rust-toolchain.toml)
-[ -n "$fuzz_toolchain" ] || { echo "setup: no channel = \"...\" in fuzz/rust-toolchain.toml" >&2; exit 1; }
-if for_tests && ! rustup run "$fuzz_toolchain" rustc --version >/dev/null 2>&1; then
-  log "rustup toolchain install $fuzz_toolchain (fuzz/rust-toolchain.toml, for cargo fuzz)"
-  rustup toolchain install "$fuzz_toolchain" --profile minimal
-fi
-if for_tests && [ "$(cargo fuzz --version 2>/dev/null | awk '{print $2}')" != "$CARGO_FUZZ_VERSION" ]; then
-  log "cargo install cargo-fuzz $CARGO_FUZZ_VERSION (about a minute, once)"
-  cargo install --quiet --locked cargo-fuzz --version "$CARGO_FUZZ_VERSION"
-fi
+trap - EXIT
